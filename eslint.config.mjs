@@ -1,0 +1,63 @@
+// Lint rules include the architecture of ../shared/STYLE.md: services import libs only, libs
+// expose one entry point, and domain code never touches a driver.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const services = ['gateway', 'ingest-worker', 'archive-worker', 'operator-agent'];
+const drivers = ['amqplib', 'mongodb', 'better-sqlite3', '@nut-tree-fork/nut-js', 'dbus-next'];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'tools/**', '**/*.js', '**/*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@screenfleet/*/*'], message: 'Import a package by its name only (no deep imports).' },
+            { group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'], message: 'Import other packages by name.' },
+          ],
+        },
+      ],
+    },
+  },
+  ...services.map((service) => ({
+    files: [`services/${service}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: services
+            .filter((other) => other !== service)
+            .map((other) => ({ name: `@screenfleet/${other}`, message: 'A service imports libs, never another service.' })),
+          patterns: [
+            { group: ['@screenfleet/*/*'], message: 'Import a package by its name only (no deep imports).' },
+            { group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'], message: 'Import other packages by name.' },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['services/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: drivers.map((name) => ({ name, message: 'Domain logic never imports a driver: use a port.' })) },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/unbound-method': 'off' },
+  },
+);

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+
+/** Bumped when a payload changes incompatibly; consumers reject versions they do not know. */
+export const SCHEMA_VERSION = 1;
+
+export type MessageType =
+  | 'content.batch'
+  | 'archive.status.request'
+  | 'archive.status.reply'
+  | 'operator.command'
+  | 'operator.result';
+
+/** Every message on the bus: metadata for tracing and dedup around a typed payload. */
+export interface Envelope<T = unknown> {
+  message_id: string;
+  correlation_id: string;
+  schema_version: number;
+  type: MessageType;
+  /** ISO 8601 UTC time the sender built the message. */
+  sent_at: string;
+  payload: T;
+}
+
+export function createEnvelope<T>(
+  type: MessageType,
+  payload: T,
+  options: { correlationId?: string; now?: Date } = {},
+): Envelope<T> {
+  const messageId = randomUUID();
+  return {
+    message_id: messageId,
+    correlation_id: options.correlationId ?? messageId,
+    schema_version: SCHEMA_VERSION,
+    type,
+    sent_at: (options.now ?? new Date()).toISOString(),
+    payload,
+  };
+}

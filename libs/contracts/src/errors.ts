@@ -1,0 +1,79 @@
+/**
+ * The few error kinds the system tells apart. Each entry point maps `code` to an HTTP status
+ * or an ack outcome in one place; nothing else inspects error messages.
+ */
+
+export type ErrorCode =
+  | 'validation_failed'
+  | 'not_found'
+  | 'conflict'
+  | 'device_unavailable'
+  | 'broker_unavailable'
+  | 'store_unavailable'
+  | 'timeout'
+  | 'desktop_unavailable'
+  | 'operation_failed';
+
+export interface FieldError {
+  /** Where in the body, as `content.data[0].timestamp`; empty for the body itself. */
+  path: string;
+  /** The rule that failed: required, type, format, maxLength, enum, ... */
+  rule: string;
+  /** A sentence a client developer can act on. */
+  detail: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly fieldErrors: FieldError[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(message: string, fieldErrors: FieldError[]) {
+    super('validation_failed', message, fieldErrors);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** No agent is connected for the addressed device. */
+export class DeviceUnavailableError extends AppError {
+  constructor(message: string) {
+    super('device_unavailable', message);
+  }
+}
+
+export class BrokerUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('broker_unavailable', message, [], options);
+  }
+}
+
+export class StoreUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('store_unavailable', message, [], options);
+  }
+}
+
+export class TimeoutError extends AppError {
+  constructor(message: string) {
+    super('timeout', message);
+  }
+}

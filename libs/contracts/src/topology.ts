@@ -1,0 +1,71 @@
+/**
+ * RabbitMQ names and topology, as data. The bus adapter asserts this on every channel
+ * (re)open, so a broker that lost its definitions gets them back before the first publish.
+ */
+
+export interface ExchangeSpec {
+  name: string;
+  type: 'topic' | 'direct' | 'fanout';
+}
+
+export interface QueueSpec {
+  name: string;
+  /** Queue arguments (x-queue-type, x-delivery-limit, ...); re-declaring with others fails. */
+  arguments: Record<string, unknown>;
+}
+
+export interface BindingSpec {
+  queue: string;
+  exchange: string;
+  routingKey: string;
+}
+
+export interface Topology {
+  exchanges: ExchangeSpec[];
+  queues: QueueSpec[];
+  bindings: BindingSpec[];
+}
+
+export const exchangeNames = {
+  capture: 'capture',
+  captureDead: 'capture.dead',
+  operator: 'operator',
+} as const;
+
+export const queueNames = {
+  ingestContent: 'ingest.content',
+  ingestContentDead: 'ingest.content.dead',
+  archiveRpc: 'archive.rpc',
+} as const;
+
+/** After this many failed deliveries a content batch goes to ingest.content.dead. */
+export const INGEST_DELIVERY_LIMIT = 10;
+
+export const routingKeys = {
+  contentBatch: (contentType: string) => `content.${contentType}`,
+} as const;
+
+export const topology: Topology = {
+  exchanges: [
+    { name: exchangeNames.capture, type: 'topic' },
+    { name: exchangeNames.captureDead, type: 'fanout' },
+    { name: exchangeNames.operator, type: 'direct' },
+  ],
+  queues: [
+    {
+      name: queueNames.ingestContent,
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-delivery-limit': INGEST_DELIVERY_LIMIT,
+        'x-dead-letter-exchange': exchangeNames.captureDead,
+      },
+    },
+    { name: queueNames.ingestContentDead, arguments: { 'x-queue-type': 'quorum' } },
+    // Status requests are worthless once the caller gave up: a classic queue, expiry per message.
+    { name: queueNames.archiveRpc, arguments: { 'x-queue-type': 'classic' } },
+  ],
+  bindings: [
+    { queue: queueNames.ingestContent, exchange: exchangeNames.capture, routingKey: 'content.#' },
+    { queue: queueNames.ingestContentDead, exchange: exchangeNames.captureDead, routingKey: '' },
+  ],
+};
