@@ -14,7 +14,7 @@ const packages = {
 const moduleNameMapper = Object.fromEntries(
   Object.entries(packages).map(([name, dir]) => [`^@screenfleet/${name}$`, `<rootDir>/${dir}/src`]),
 );
-const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] };
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', diagnostics: false }] };
 const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
 
 module.exports = {
