@@ -1,0 +1,10 @@
+export * from './topology';
+export * from './envelope';
+export * from './errors';
+export * from './limits';
+export * from './keys';
+export * from './timestamp';
+export * from './schemas';
+export type * from './types';
+export { validators } from './validators';
+export { toFieldErrors, type Validator } from './validate';

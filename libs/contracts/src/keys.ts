@@ -1,0 +1,100 @@
+/**
+ * Key and modifier names for the operator's key presses: case-insensitive, with aliases, so
+ * both the spec's {key, modifiers} and screenpipe's key_combo ("cmd+a", "return") resolve to one
+ * canonical name each. Desktop adapters map canonical names to their platform's keys.
+ */
+
+const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
+const digits = '0123456789'.split('');
+const functionKeys = Array.from({ length: 24 }, (_, i) => `f${i + 1}`);
+const namedKeys = [
+  'enter',
+  'tab',
+  'escape',
+  'space',
+  'backspace',
+  'delete',
+  'up',
+  'down',
+  'left',
+  'right',
+  'home',
+  'end',
+  'pageup',
+  'pagedown',
+  'insert',
+] as const;
+
+export const keyNames: readonly string[] = [...letters, ...digits, ...functionKeys, ...namedKeys];
+export const modifierNames = ['ctrl', 'shift', 'alt', 'meta'] as const;
+
+export type KeyName = string;
+export type ModifierName = (typeof modifierNames)[number];
+
+const keyAliases: Record<string, string> = {
+  return: 'enter',
+  esc: 'escape',
+  del: 'delete',
+  arrowup: 'up',
+  arrowdown: 'down',
+  arrowleft: 'left',
+  arrowright: 'right',
+  pgup: 'pageup',
+  pgdn: 'pagedown',
+  ins: 'insert',
+  spacebar: 'space',
+};
+
+const modifierAliases: Record<string, ModifierName> = {
+  ctrl: 'ctrl',
+  control: 'ctrl',
+  shift: 'shift',
+  alt: 'alt',
+  option: 'alt',
+  opt: 'alt',
+  meta: 'meta',
+  cmd: 'meta',
+  command: 'meta',
+  super: 'meta',
+  win: 'meta',
+  windows: 'meta',
+};
+
+const knownKeys = new Set(keyNames);
+
+/** The canonical key name, or undefined when the name is not allowed. */
+export function toKeyName(name: string): KeyName | undefined {
+  const lower = name.trim().toLowerCase();
+  const canonical = keyAliases[lower] ?? lower;
+  return knownKeys.has(canonical) ? canonical : undefined;
+}
+
+export function toModifierName(name: string): ModifierName | undefined {
+  return modifierAliases[name.trim().toLowerCase()];
+}
+
+export const allowedKeysText =
+  'a-z, 0-9, f1-f24, enter (return), tab, escape (esc), space, backspace, delete (del), ' +
+  'up, down, left, right (arrowup...), home, end, pageup, pagedown, insert';
+export const allowedModifiersText =
+  'ctrl (control), shift, alt (option), meta (cmd, command, super, win)';
+
+export interface KeyCombo {
+  key: KeyName;
+  modifiers: ModifierName[];
+}
+
+/** Parses screenpipe's key_combo: modifiers and one key joined by "+" ("cmd+shift+a", "return"). */
+export function parseKeyCombo(combo: string): KeyCombo | undefined {
+  const parts = combo.split('+');
+  const keyPart = parts.pop();
+  if (keyPart === undefined) return undefined;
+  const key = toKeyName(keyPart);
+  const modifiers = parts.map(toModifierName);
+  if (key === undefined || modifiers.some((m) => m === undefined)) return undefined;
+  return { key, modifiers: unique(modifiers as ModifierName[]) };
+}
+
+export function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,21 @@
+/**
+ * Limits the spec leaves open (interface.md §8), decided for a service that takes high-volume
+ * capture batches: generous for real screens, bounded so one request cannot exhaust a process.
+ * The schemas use these numbers; libs/contracts/README.md tabulates them.
+ */
+export const limits = {
+  /** Whole request body, enforced by the gateway before parsing (413 beyond). */
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxItemsPerBatch: 1000,
+  maxDeviceNameLength: 256,
+  maxFilePathLength: 4096,
+  maxNameLength: 1024,
+  maxOcrResultsPerItem: 1000,
+  maxTextLength: 1_000_000,
+  maxEngineLength: 128,
+  maxTags: 100,
+  maxTagLength: 256,
+  maxElementIndex: 100_000,
+  maxModifiers: 4,
+  maxKeyLength: 64,
+} as const;

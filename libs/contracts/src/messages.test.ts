@@ -1,0 +1,91 @@
+import { createEnvelope, isDateTimeWithOffset, parseDateTime, validators } from './index';
+
+const status = {
+  enabled: true,
+  retention_days: 30,
+  watermark: '2026-10-23T00:00:00.000Z',
+  last_cleanup: null,
+  last_error: null,
+  storage_used: 1024,
+  storage_limit: 10_737_418_240,
+  pending_count: 0,
+  is_uploading: false,
+  chunks_uploaded: 3,
+  media_files_uploaded: 10,
+  media_files_pending: 0,
+};
+
+describe('archive status, results and envelopes', () => {
+  it('when the status has every field, then it is valid', () => {
+    expect(validators.archiveStatus.check(status)).toEqual([]);
+  });
+
+  it('when a counter is null, then the status is invalid (screenpipe crashes on null numbers)', () => {
+    expect(validators.archiveStatus.check({ ...status, pending_count: null })).toEqual([
+      { path: 'pending_count', rule: 'type', detail: 'pending_count must be integer' },
+    ]);
+  });
+
+  it('when a field is missing, then the status is invalid', () => {
+    const { chunks_uploaded: _, ...partial } = status;
+    expect(validators.archiveStatus.check(partial)).toEqual([
+      { path: 'chunks_uploaded', rule: 'required', detail: 'chunks_uploaded is required' },
+    ]);
+  });
+
+  it('when results and error bodies are built as documented, then they validate', () => {
+    expect(validators.operationResult.check({ success: true, message: 'stored 3 items' })).toEqual(
+      [],
+    );
+    expect(
+      validators.errorBody.check({
+        success: false,
+        message: 'invalid add request',
+        errors: [{ path: 'device_name', rule: 'required', detail: 'device_name is required' }],
+      }),
+    ).toEqual([]);
+    expect(validators.errorBody.check({ success: true, message: 'x', errors: [] })).not.toEqual([]);
+  });
+
+  it('when an envelope is created, then it validates and carries a content batch', () => {
+    const envelope = createEnvelope('content.batch', {
+      received_at: '2026-11-22T10:00:00.000Z',
+      request: {
+        device_name: 'd',
+        content: { content_type: 'frames', data: [{ file_path: 'a' }] },
+      },
+    });
+
+    expect(validators.envelope.check(envelope)).toEqual([]);
+    expect(validators.contentBatch.check(envelope.payload)).toEqual([]);
+    expect(envelope.correlation_id).toBe(envelope.message_id);
+    expect(validators.envelope.check({ ...envelope, type: 'other' })).toMatchObject([
+      { path: 'type', rule: 'enum' },
+    ]);
+  });
+});
+
+describe('timestamps', () => {
+  it.each([
+    ['2026-11-22T10:15:30Z', '2026-11-22T10:15:30.000Z'],
+    ['2026-11-22T10:15:30.123456Z', '2026-11-22T10:15:30.123Z'],
+    ['2026-11-22T18:15:30+08:00', '2026-11-22T10:15:30.000Z'],
+    ['2026-11-22T05:15:30.5-05:00', '2026-11-22T10:15:30.500Z'],
+    ['2026-11-22t10:15:30z', '2026-11-22T10:15:30.000Z'],
+  ])('when %s is parsed, then it is %s in UTC', (input, utc) => {
+    expect(parseDateTime(input).toISOString()).toBe(utc);
+  });
+
+  it.each([
+    '2026-11-22',
+    '2026-11-22T10:15:30',
+    '2026-13-01T00:00:00Z',
+    '2027-02-29T00:00:00Z',
+    '2026-11-22T10:60:00Z',
+    '2026-11-22T10:15:30+24:00',
+    'yesterday',
+  ])('when %s is checked, then it is refused', (input) => {
+    expect(isDateTimeWithOffset(input)).toBe(false);
+    expect(() => parseDateTime(input)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,117 @@
+import { parseKeyCombo, toKeyName, toModifierName, validators, type FieldError } from './index';
+
+const errorsOf = (data: unknown): Array<Pick<FieldError, 'path' | 'rule'>> =>
+  validators.pressKeyRequest.check(data).map(({ path, rule }) => ({ path, rule }));
+
+describe('press-key request contract', () => {
+  it.each([
+    ['the spec shape', { element_index: 1, key: 'a', modifiers: ['ctrl', 'shift'] }],
+    ['the spec shape without modifiers', { element_index: 0, key: 'Enter' }],
+    ['null modifiers', { element_index: 0, key: 'Tab', modifiers: null }],
+    ["screenpipe SDK's key_combo", { element_index: 3, key_combo: 'cmd+a' }],
+    ['key_combo return', { element_index: 3, key_combo: 'return' }],
+    ['a device name', { element_index: 3, key: 'F5', device_name: 'desk-2' }],
+    [
+      'aliases in any case',
+      { element_index: 2, key: 'ESC', modifiers: ['Control', 'OPTION', 'Win'] },
+    ],
+  ])('when the body is %s, then it is accepted', (_, body) => {
+    expect(validators.pressKeyRequest.check(body)).toEqual([]);
+  });
+
+  it.each<[string, unknown, Array<Pick<FieldError, 'path' | 'rule'>>]>([
+    ['no element_index', { key: 'a' }, [{ path: 'element_index', rule: 'required' }]],
+    [
+      'a negative index',
+      { element_index: -1, key: 'a' },
+      [{ path: 'element_index', rule: 'minimum' }],
+    ],
+    [
+      'a fractional index',
+      { element_index: 1.5, key: 'a' },
+      [{ path: 'element_index', rule: 'type' }],
+    ],
+    [
+      'an index as a string',
+      { element_index: '1', key: 'a' },
+      [{ path: 'element_index', rule: 'type' }],
+    ],
+    ['no key and no key_combo', { element_index: 1 }, [{ path: 'key', rule: 'required' }]],
+    [
+      'an unknown key',
+      { element_index: 1, key: 'hyper' },
+      [{ path: 'key', rule: 'allowed-values' }],
+    ],
+    [
+      'an unknown modifier',
+      { element_index: 1, key: 'a', modifiers: ['fn'] },
+      [{ path: 'modifiers[0]', rule: 'allowed-values' }],
+    ],
+    [
+      'modifiers as a string',
+      { element_index: 1, key: 'a', modifiers: 'ctrl' },
+      [{ path: 'modifiers', rule: 'type' }],
+    ],
+    [
+      'an unknown key in key_combo',
+      { element_index: 1, key_combo: 'cmd+hyper' },
+      [{ path: 'key_combo', rule: 'allowed-values' }],
+    ],
+    [
+      'both key and key_combo',
+      { element_index: 1, key: 'a', key_combo: 'cmd+a' },
+      [{ path: '', rule: 'not' }],
+    ],
+  ])('when the body has %s, then it is refused naming the field and rule', (_, body, expected) => {
+    expect(errorsOf(body)).toEqual(expected);
+  });
+
+  it('when a key is unknown, then the detail lists the allowed keys', () => {
+    const [error] = validators.pressKeyRequest.check({ element_index: 1, key: 'hyper' });
+    expect(error?.detail).toMatch(
+      /^key "hyper" is not an allowed key; allowed: a-z, 0-9, f1-f24, enter/,
+    );
+  });
+});
+
+describe('key names', () => {
+  it.each([
+    ['a', 'a'],
+    ['Z', 'z'],
+    ['7', '7'],
+    ['F24', 'f24'],
+    ['Return', 'enter'],
+    ['esc', 'escape'],
+    ['ArrowLeft', 'left'],
+    ['PageDown', 'pagedown'],
+  ])('when the key is %s, then its canonical name is %s', (name, canonical) => {
+    expect(toKeyName(name)).toBe(canonical);
+  });
+
+  it.each(['f25', 'ctrl', '', 'ab', '+'])(
+    'when the key is "%s", then it is not allowed',
+    (name) => {
+      expect(toKeyName(name)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ['control', 'ctrl'],
+    ['Option', 'alt'],
+    ['cmd', 'meta'],
+    ['super', 'meta'],
+  ])('when the modifier is %s, then it is %s', (name, canonical) => {
+    expect(toModifierName(name)).toBe(canonical);
+  });
+
+  it('when a key_combo is parsed, then modifiers and key are canonical and unique', () => {
+    expect(parseKeyCombo('cmd+a')).toEqual({ key: 'a', modifiers: ['meta'] });
+    expect(parseKeyCombo('Ctrl+Shift+ctrl+Tab')).toEqual({
+      key: 'tab',
+      modifiers: ['ctrl', 'shift'],
+    });
+    expect(parseKeyCombo('return')).toEqual({ key: 'enter', modifiers: [] });
+    expect(parseKeyCombo('a+ctrl')).toBeUndefined();
+    expect(parseKeyCombo('ctrl+')).toBeUndefined();
+  });
+});

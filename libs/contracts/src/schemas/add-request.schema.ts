@@ -1,0 +1,89 @@
+import { limits } from '../limits';
+import { deviceNameSchema, nullableDateTimeSchema } from './common';
+
+const optionalString = (maxLength: number) => ({ type: ['string', 'null'], maxLength }) as const;
+
+/** Text found by OCR. Only `text` is required; screenpipe clients never send `confidence`. */
+export const ocrResultSchema = {
+  type: 'object',
+  required: ['text'],
+  additionalProperties: false,
+  properties: {
+    text: { type: 'string', maxLength: limits.maxTextLength },
+    /** A fraction from 0 (no confidence) to 1 (certain), when the OCR engine gives one. */
+    confidence: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    text_json: optionalString(limits.maxTextLength),
+    ocr_engine: optionalString(limits.maxEngineLength),
+    focused: { type: ['boolean', 'null'] },
+  },
+} as const;
+
+export const contentItemSchema = {
+  type: 'object',
+  required: ['file_path'],
+  additionalProperties: false,
+  properties: {
+    file_path: { type: 'string', minLength: 1, maxLength: limits.maxFilePathLength },
+    /** Absent or null: the time the gateway received the batch. */
+    timestamp: nullableDateTimeSchema,
+    app_name: optionalString(limits.maxNameLength),
+    window_name: optionalString(limits.maxNameLength),
+    ocr_results: {
+      type: ['array', 'null'],
+      maxItems: limits.maxOcrResultsPerItem,
+      items: ocrResultSchema,
+    },
+    tags: {
+      type: ['array', 'null'],
+      maxItems: limits.maxTags,
+      items: { type: 'string', minLength: 1, maxLength: limits.maxTagLength },
+    },
+  },
+} as const;
+
+/** screenpipe's audio text: content_type "transcription" carries one object, not a list. */
+export const transcriptionSchema = {
+  type: 'object',
+  required: ['transcription'],
+  additionalProperties: false,
+  properties: {
+    transcription: { type: 'string', maxLength: limits.maxTextLength },
+    transcription_engine: optionalString(limits.maxEngineLength),
+  },
+} as const;
+
+export const contentTypes = ['frames', 'transcription'] as const;
+
+export const addRequestSchema = {
+  type: 'object',
+  required: ['device_name', 'content'],
+  additionalProperties: false,
+  properties: {
+    device_name: deviceNameSchema,
+    content: {
+      type: 'object',
+      required: ['content_type', 'data'],
+      discriminator: { propertyName: 'content_type' },
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['content_type', 'data'],
+          properties: {
+            content_type: { const: 'frames' },
+            data: { type: 'array', maxItems: limits.maxItemsPerBatch, items: contentItemSchema },
+          },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['content_type', 'data'],
+          properties: {
+            content_type: { const: 'transcription' },
+            data: transcriptionSchema,
+          },
+        },
+      ],
+    },
+  },
+} as const;

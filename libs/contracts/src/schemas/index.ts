@@ -1,0 +1,10 @@
+export {
+  addRequestSchema,
+  contentItemSchema,
+  contentTypes,
+  ocrResultSchema,
+  transcriptionSchema,
+} from './add-request.schema';
+export { contentBatchSchema, envelopeSchema } from './messages.schema';
+export { pressKeyRequestSchema } from './press-key.schema';
+export { archiveStatusSchema, errorBodySchema, operationResultSchema } from './results.schema';

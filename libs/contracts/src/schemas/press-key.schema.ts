@@ -1,0 +1,36 @@
+import { limits } from '../limits';
+import { deviceNameSchema } from './common';
+
+/**
+ * Both request shapes real clients send: the spec's {element_index, key, modifiers} and
+ * screenpipe SDK's {element_index, key_combo}. Key names are checked by the x-key-name keyword
+ * (see validate.ts) so the error can list the allowed names.
+ */
+export const pressKeyRequestSchema = {
+  type: 'object',
+  required: ['element_index'],
+  additionalProperties: false,
+  properties: {
+    element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
+    key: { type: 'string', minLength: 1, maxLength: limits.maxKeyLength, 'x-key-name': 'key' },
+    modifiers: {
+      type: ['array', 'null'],
+      maxItems: limits.maxModifiers,
+      items: { type: 'string', maxLength: limits.maxKeyLength, 'x-key-name': 'modifier' },
+    },
+    key_combo: {
+      type: 'string',
+      minLength: 1,
+      maxLength: limits.maxKeyLength,
+      'x-key-name': 'combo',
+    },
+    device_name: deviceNameSchema,
+  },
+  // With no key_combo the spec's shape applies, whose key is required.
+  if: { not: { required: ['key_combo'] } },
+  then: { required: ['key'] },
+  else: {
+    not: { anyOf: [{ required: ['key'] }, { required: ['modifiers'] }] },
+    description: 'send either key (with modifiers) or key_combo, not both',
+  },
+} as const;

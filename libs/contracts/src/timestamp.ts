@@ -1,0 +1,38 @@
+/**
+ * Timestamps as screenpipe's clients send them: whole seconds or 1-9 fraction digits, with Z or
+ * a numeric offset. We store UTC; a date without a time or a time without an offset is
+ * ambiguous and refused, and so is a calendar-impossible date (2026-02-30).
+ */
+const pattern =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function isDateTimeWithOffset(value: string): boolean {
+  const m = pattern.exec(value);
+  if (!m) return false;
+  const field = (i: number) => Number(m[i] ?? 0);
+  const [year, month, day] = [field(1), field(2), field(3)];
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    field(4) <= 23 &&
+    field(5) <= 59 &&
+    field(6) <= 59 &&
+    field(9) <= 23 &&
+    field(10) <= 59
+  );
+}
+
+/** The instant a valid timestamp names (fractions past milliseconds are truncated). */
+export function parseDateTime(value: string): Date {
+  if (!isDateTimeWithOffset(value))
+    throw new RangeError(`not an ISO 8601 date-time with offset: ${value}`);
+  // Date.parse takes at most 3 fraction digits reliably across engines.
+  const normalized = value.toUpperCase().replace(/(\.\d{3})\d+/, '$1');
+  return new Date(normalized);
+}

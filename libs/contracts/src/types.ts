@@ -1,0 +1,26 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type {
+  addRequestSchema,
+  contentItemSchema,
+  ocrResultSchema,
+  transcriptionSchema,
+} from './schemas/add-request.schema';
+import type { contentBatchSchema } from './schemas/messages.schema';
+import type { pressKeyRequestSchema } from './schemas/press-key.schema';
+import type {
+  archiveStatusSchema,
+  errorBodySchema,
+  operationResultSchema,
+} from './schemas/results.schema';
+
+// Types are inferred from the schemas, so they cannot drift from what is validated.
+export type AddRequest = FromSchema<typeof addRequestSchema>;
+export type ContentItem = FromSchema<typeof contentItemSchema>;
+export type OcrResult = FromSchema<typeof ocrResultSchema>;
+export type Transcription = FromSchema<typeof transcriptionSchema>;
+export type ContentType = AddRequest['content']['content_type'];
+export type PressKeyRequest = FromSchema<typeof pressKeyRequestSchema>;
+export type OperationResult = FromSchema<typeof operationResultSchema>;
+export type ErrorBody = FromSchema<typeof errorBodySchema>;
+export type ArchiveStatus = FromSchema<typeof archiveStatusSchema>;
+export type ContentBatch = FromSchema<typeof contentBatchSchema>;

@@ -1,0 +1,152 @@
+import Ajv, { type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
+import { ValidationError, type FieldError } from './errors';
+import {
+  allowedKeysText,
+  allowedModifiersText,
+  parseKeyCombo,
+  toKeyName,
+  toModifierName,
+} from './keys';
+import { isDateTimeWithOffset } from './timestamp';
+
+/** At most this many field errors are reported for one body: enough to fix it, bounded in size. */
+const MAX_REPORTED_ERRORS = 50;
+
+type KeyKind = 'key' | 'modifier' | 'combo';
+
+const keyNameRules: Record<KeyKind, { valid: (name: string) => boolean; allowed: string }> = {
+  key: { valid: (name) => toKeyName(name) !== undefined, allowed: allowedKeysText },
+  modifier: { valid: (name) => toModifierName(name) !== undefined, allowed: allowedModifiersText },
+  combo: {
+    valid: (name) => parseKeyCombo(name) !== undefined,
+    allowed: `modifiers joined to one key by "+" (e.g. "cmd+a", "return"); modifiers: ${allowedModifiersText}; keys: ${allowedKeysText}`,
+  },
+};
+
+function keyNameKeyword(kind: KeyKind, data: string): boolean {
+  return keyNameRules[kind].valid(data);
+}
+
+// One Ajv instance for the process; each schema is compiled once, at import.
+const ajv = new Ajv({
+  allErrors: true,
+  discriminator: true,
+  // Unknown fields are tolerated and dropped (screenpipe clients add their own); this also
+  // removes prototype-pollution keys such as __proto__ before anything reads the body.
+  removeAdditional: true,
+  verbose: true,
+  allowUnionTypes: true,
+});
+ajv.addFormat('date-time-offset', { type: 'string', validate: isDateTimeWithOffset });
+ajv.addKeyword({
+  keyword: 'x-key-name',
+  type: 'string',
+  schemaType: 'string',
+  validate: keyNameKeyword,
+});
+
+function jsonPointerToPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(
+      (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+      '',
+    );
+}
+
+function join(path: string, field: string): string {
+  return path ? `${path}.${field}` : field;
+}
+
+function describe(error: ErrorObject): FieldError | undefined {
+  const path = jsonPointerToPath(error.instancePath);
+  const name = path || 'body';
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const field = join(path, String(params.missingProperty));
+      return { path: field, rule: 'required', detail: `${field} is required` };
+    }
+    case 'discriminator': {
+      const field = join(path, String(params.tag));
+      return params.error === 'tag' && params.tagValue === undefined
+        ? { path: field, rule: 'required', detail: `${field} is required` }
+        : { path: field, rule: 'enum', detail: `${field} must be one of: frames, transcription` };
+    }
+    case 'type':
+      return {
+        path,
+        rule: 'type',
+        detail: `${name} must be ${String(params.type).replace(',', ' or ')}`,
+      };
+    case 'format':
+      return {
+        path,
+        rule: 'format',
+        detail: `${name} must be an ISO 8601 date-time with a UTC offset, e.g. 2026-11-22T10:00:00Z`,
+      };
+    case 'x-key-name': {
+      const kind = (error.schema as KeyKind) ?? 'key';
+      return {
+        path,
+        rule: 'allowed-values',
+        detail: `${name} "${String(error.data)}" is not an allowed ${kind === 'combo' ? 'key combination' : kind}; allowed: ${keyNameRules[kind].allowed}`,
+      };
+    }
+    case 'not': {
+      const parent = error.parentSchema as { description?: string } | undefined;
+      return {
+        path,
+        rule: 'not',
+        detail: parent?.description ?? `${name} ${error.message ?? 'is invalid'}`,
+      };
+    }
+    case 'if':
+    case 'oneOf':
+    case 'anyOf':
+      // Always accompanied by the errors of the branch that failed, which say more.
+      return undefined;
+    default:
+      return { path, rule: error.keyword, detail: `${name} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const error of errors ?? []) {
+    const field = describe(error);
+    const key = field && `${field.path}|${field.rule}|${field.detail}`;
+    if (!field || !key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(field);
+    if (out.length === MAX_REPORTED_ERRORS) break;
+  }
+  return out;
+}
+
+export interface Validator<T> {
+  /** Field errors, empty when valid. Drops unknown fields from `data` in place. */
+  check(data: unknown): FieldError[];
+  /** Returns the value typed, or throws ValidationError naming every failing field. */
+  parse(data: unknown): T;
+}
+
+export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  const check = (data: unknown) => (validate(data) ? [] : toFieldErrors(validate.errors));
+  return {
+    check,
+    parse(data: unknown): T {
+      const errors = check(data);
+      if (errors.length > 0) {
+        const first = errors[0]?.detail ?? 'invalid';
+        const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+        throw new ValidationError(`invalid ${what}: ${first}${more}`, errors);
+      }
+      return data as T;
+    },
+  };
+}
