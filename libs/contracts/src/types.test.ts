@@ -5,7 +5,10 @@ import type { AddRequest, ArchiveStatus, ContentItem, PressKeyRequest } from './
 describe('types inferred from the schemas', () => {
   it('when a body is typed, then required and nullable fields are as the schema says', () => {
     const item: ContentItem = { file_path: 'a', timestamp: null, tags: null };
-    const request: AddRequest = { device_name: 'd', content: { content_type: 'frames', data: [item] } };
+    const request: AddRequest = {
+      device_name: 'd',
+      content: { content_type: 'frames', data: [item] },
+    };
     const press: PressKeyRequest = { element_index: 1, key: 'a', modifiers: ['ctrl'] };
     // @ts-expect-error file_path is required
     const missing: ContentItem = { timestamp: null };
