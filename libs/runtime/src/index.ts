@@ -1,0 +1,39 @@
+export {
+  ConfigError,
+  defineConfig,
+  describeRule,
+  loadConfig,
+  renderConfigMarkdown,
+  type BooleanVar,
+  type Config,
+  type ConfigIssue,
+  type ConfigSpec,
+  type DurationVar,
+  type Env,
+  type EnumVar,
+  type IntegerVar,
+  type ListVar,
+  type NumberVar,
+  type StringVar,
+  type UrlVar,
+  type VarSpec,
+} from './config';
+export { createLogger, LOG_LEVELS, type Logger, type LoggerOptions, type LogLevel } from './logger';
+export { createMetrics } from './metrics';
+export {
+  startOpsServer,
+  type OpsServer,
+  type OpsServerOptions,
+  type Readiness,
+} from './ops-server';
+export { runMain, type RunMainOptions } from './run-main';
+export {
+  onShutdown,
+  runShutdown,
+  type Exit,
+  type ShutdownOptions,
+  type ShutdownStep,
+  type SignalSource,
+} from './shutdown';
+// Services define their own metrics on the registry without depending on prom-client directly.
+export { Counter, Gauge, Histogram, Registry } from 'prom-client';
