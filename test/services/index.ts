@@ -6,6 +6,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startFerretDb, stopFerretDb } from './ferretdb';
 
+import { rabbitmqctl } from './rabbitmqctl';
+
 export { closeBrokerConnections, rabbitmqctl } from './rabbitmqctl';
 
 function required(name: string): string {
@@ -49,4 +51,22 @@ export async function startMongo(): Promise<void> {
     return;
   }
   await startFerretDb({ port: Number(required('TEST_FERRETDB_PORT')), dataDir: required('TEST_FERRETDB_DIR') });
+}
+
+/**
+ * A vhost of its own, for tests that use the system's fixed queue names (ingest.content...) and
+ * must not see another test file's messages. Removed (with everything in it) by `remove`.
+ */
+export async function isolatedBroker(): Promise<{ url: string; remove(): Promise<void> }> {
+  const vhost = uniqueName('sf-vhost');
+  await rabbitmqctl(['add_vhost', vhost]);
+  await rabbitmqctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
+  const base = new URL(brokerUrl());
+  base.pathname = `/${encodeURIComponent(vhost)}`;
+  return {
+    url: base.toString(),
+    remove: async () => {
+      await rabbitmqctl(['delete_vhost', vhost]);
+    },
+  };
 }

@@ -15,24 +15,18 @@ export async function rabbitmqctl(args: string[], container = process.env.TEST_R
   return stdout;
 }
 
-interface ConnectionRow {
-  pid: string;
-  client_properties: Array<[string, string, unknown]> | Record<string, unknown>;
-}
-
-function connectionName(row: ConnectionRow): unknown {
-  const props = row.client_properties;
-  if (Array.isArray(props)) return props.find(([key]) => key === 'connection_name')?.[2];
-  return props.connection_name;
-}
-
 /** Closes, from the server side, every connection whose client named itself `name`. */
 export async function closeBrokerConnections(name: string): Promise<number> {
-  const out = await rabbitmqctl(['list_connections', 'pid', 'client_properties', '--formatter', 'json', '-q']);
-  const rows = JSON.parse(out) as ConnectionRow[];
-  const matching = rows.filter((row) => connectionName(row) === name);
-  for (const row of matching) {
-    await rabbitmqctl(['close_connection', row.pid, 'closed by a test']);
+  // The JSON formatter prints pids as #PID<...>, which close_connection does not take; the
+  // tab-separated form prints <rabbit@host...> pids and client properties as Erlang terms.
+  const out = await rabbitmqctl(['list_connections', 'pid', 'client_properties', '-q', '--no-table-headers']);
+  const marker = `{"connection_name",${JSON.stringify(name)}}`;
+  const pids = out
+    .split('\n')
+    .filter((line) => line.includes(marker))
+    .map((line) => line.split('\t')[0] ?? '');
+  for (const pid of pids) {
+    await rabbitmqctl(['close_connection', pid, 'closed by a test']);
   }
-  return matching.length;
+  return pids.length;
 }

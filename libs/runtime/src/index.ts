@@ -37,3 +37,4 @@ export {
 } from './shutdown';
 // Services define their own metrics on the registry without depending on prom-client directly.
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
+export { backoffDelay, type BackoffOptions } from './backoff';

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { limits } from '@screenfleet/contracts';
+import type { Bus } from '@screenfleet/bus';
+import type { Logger } from '@screenfleet/runtime';
+import type { GatewayMetrics } from './metrics';
+import type { AuthOptions } from './entry/authenticate';
+import { addRoutes } from './entry/add.routes';
+import { HttpError, toHttpFailure } from './entry/http-errors';
+import { jsonBody, toBodyError } from './entry/json-body';
+
+export interface GatewayDeps {
+  bus: Bus;
+  auth: AuthOptions;
+  metrics: GatewayMetrics;
+  logger: Logger;
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    requestId: string;
+  }
+}
+
+/** Routes and the methods they accept, for 405 answers with an Allow header. */
+const routes: Record<string, string[]> = { '/add': ['POST'] };
+
+export function createGatewayApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext(deps));
+  app.use(methodGuard);
+  app.use(jsonBody(limits.maxBodyBytes));
+  app.use(addRoutes(deps));
+  app.use((req) => {
+    throw new HttpError(404, 'not_found', `no route ${req.method} ${req.path}`);
+  });
+  app.use(errorHandler(deps));
+  return app;
+}
+
+function requestContext({ metrics }: GatewayDeps): RequestHandler {
+  return (req, res, next) => {
+    const given = req.get('x-request-id');
+    res.locals.requestId = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', res.locals.requestId);
+    const stop = metrics.requestDuration.startTimer();
+    res.once('finish', () => {
+      const labels = {
+        route: routes[req.path] ? req.path : 'unmatched',
+        method: req.method,
+        status: String(res.statusCode),
+      };
+      stop(labels);
+      metrics.requests.inc(labels);
+    });
+    next();
+  };
+}
+
+const methodGuard: RequestHandler = (req, _res, next) => {
+  const allowed = routes[req.path];
+  if (allowed && !allowed.includes(req.method)) {
+    throw new HttpError(
+      405,
+      'method_not_allowed',
+      `${req.method} is not allowed on ${req.path}`,
+      [],
+      {
+        Allow: allowed.join(', '),
+      },
+    );
+  }
+  next();
+};
+
+function errorHandler({ logger, metrics }: GatewayDeps): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const failure = toHttpFailure(toBodyError(error) ?? error);
+    metrics.rejects.inc({ reason: failure.reason });
+    const log = {
+      requestId: res.locals.requestId,
+      method: req.method,
+      path: req.path,
+      status: failure.status,
+    };
+    if (failure.status >= 500) logger.error({ ...log, err: error }, failure.body.message);
+    else logger.info({ ...log, reason: failure.reason }, failure.body.message);
+    if (res.headersSent) return;
+    res.status(failure.status).set(failure.headers).json(failure.body);
+  };
+}

@@ -1,0 +1,77 @@
+import { defineConfig, LOG_LEVELS } from '@screenfleet/runtime';
+
+export const gatewayConfigSpec = defineConfig({
+  port: {
+    env: 'GATEWAY_PORT',
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    default: 3030,
+    doc: 'HTTP port of the API (screenpipe clients use 3030)',
+  },
+  host: {
+    env: 'GATEWAY_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address the API listens on; anything but loopback requires GATEWAY_TOKENS',
+  },
+  tokens: {
+    env: 'GATEWAY_TOKENS',
+    kind: 'string',
+    optional: true,
+    secret: true,
+    doc: 'JSON list of tokens: [{"id","token","scopes":[...],"devices"?:[...]}]; none = one generated local token',
+  },
+  allowUnauthenticatedLoopback: {
+    env: 'GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK',
+    kind: 'boolean',
+    default: false,
+    doc: "Let requests without a token in, for screenpipe's unmodified local clients; loopback only",
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    kind: 'string',
+    default: './data',
+    doc: 'Where the generated local token is kept',
+  },
+  rabbitmqUrl: {
+    env: 'RABBITMQ_URL',
+    kind: 'url',
+    protocols: ['amqp', 'amqps'],
+    secret: true,
+    doc: 'RabbitMQ URL',
+  },
+  publishTimeout: {
+    env: 'GATEWAY_PUBLISH_TIMEOUT',
+    kind: 'duration',
+    default: 5000,
+    doc: 'Longest wait for a broker confirm before answering 503',
+  },
+  opsPort: {
+    env: 'GATEWAY_OPS_PORT',
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    default: 9464,
+    doc: 'Port of /metrics, /healthz, /readyz',
+  },
+  opsHost: {
+    env: 'GATEWAY_OPS_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address of the ops server',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    kind: 'enum',
+    values: LOG_LEVELS,
+    default: 'info',
+    doc: 'Log level',
+  },
+  shutdownTimeout: {
+    env: 'SHUTDOWN_TIMEOUT',
+    kind: 'duration',
+    default: 15000,
+    doc: 'Longest graceful stop',
+  },
+});

@@ -1,0 +1,63 @@
+import type { ErrorCode, ErrorBody, FieldError } from '@screenfleet/contracts';
+import { AppError } from '@screenfleet/contracts';
+
+/** The one place where error kinds become HTTP statuses. */
+const statusByCode: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  not_found: 404,
+  conflict: 409,
+  device_unavailable: 404,
+  broker_unavailable: 503,
+  store_unavailable: 503,
+  timeout: 504,
+  desktop_unavailable: 503,
+  operation_failed: 500,
+};
+
+/** An error already phrased for HTTP (auth, body parsing, routing). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly fieldErrors: FieldError[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpFailure {
+  status: number;
+  /** Bounded label for the rejects metric. */
+  reason: string;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+export function toHttpFailure(error: unknown): HttpFailure {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      reason: error.reason,
+      body: { success: false, message: error.message, errors: error.fieldErrors },
+      headers: error.headers,
+    };
+  }
+  if (error instanceof AppError) {
+    const status = statusByCode[error.code];
+    return {
+      status,
+      reason: error.code,
+      body: { success: false, message: error.message, errors: error.fieldErrors },
+      // A client that sees 503 should come back, not give up or hammer.
+      headers: status === 503 ? { 'Retry-After': '5' } : {},
+    };
+  }
+  return {
+    status: 500,
+    reason: 'internal',
+    body: { success: false, message: 'internal error', errors: [] },
+    headers: {},
+  };
+}

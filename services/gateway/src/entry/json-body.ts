@@ -1,0 +1,64 @@
+import { isUtf8 } from 'node:buffer';
+import express, { type RequestHandler } from 'express';
+import { HttpError } from './http-errors';
+
+/**
+ * JSON bodies only: no text/plain or form posts, so a web page cannot forge a request with a
+ * "simple" cross-site POST. Invalid UTF-8 is refused rather than silently replaced.
+ */
+export function jsonBody(limitBytes: number): RequestHandler[] {
+  const requireJson: RequestHandler = (req, _res, next) => {
+    if (!req.is('application/json')) {
+      throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json', [
+        { path: '', rule: 'content-type', detail: `got ${req.get('content-type') ?? 'none'}` },
+      ]);
+    }
+    next();
+  };
+  const parse = express.json({
+    limit: limitBytes,
+    strict: true,
+    type: 'application/json',
+    verify: (_req, _res, buffer) => {
+      // body-parser rewraps errors thrown here (status 403); its `type` survives, so use that.
+      if (!isUtf8(buffer))
+        throw Object.assign(new Error('invalid UTF-8'), { type: 'body.invalid_utf8' });
+    },
+  });
+  return [requireJson, parse];
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** Translates body-parser's errors into our HTTP errors (413, 400, 415). */
+export function toBodyError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  const parsed = error as BodyParserError;
+  switch (parsed.type) {
+    case 'entity.too.large':
+      return new HttpError(
+        413,
+        'too_large',
+        `the body is larger than ${parsed.limit ?? '?'} bytes`,
+      );
+    case 'entity.parse.failed':
+      return new HttpError(400, 'invalid_json', 'the body is not valid JSON');
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new HttpError(
+        415,
+        'unsupported_encoding',
+        'the body must be UTF-8 JSON without content encoding',
+      );
+    case 'body.invalid_utf8':
+      return new HttpError(400, 'invalid_utf8', 'the body is not valid UTF-8');
+    case 'request.aborted':
+      return new HttpError(400, 'aborted', 'the request was aborted');
+    default:
+      return undefined;
+  }
+}

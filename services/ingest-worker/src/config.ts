@@ -1,0 +1,85 @@
+import { defineConfig, LOG_LEVELS } from '@screenfleet/runtime';
+
+export const ingestConfigSpec = defineConfig({
+  rabbitmqUrl: {
+    env: 'RABBITMQ_URL',
+    kind: 'url',
+    protocols: ['amqp', 'amqps'],
+    secret: true,
+    doc: 'RabbitMQ URL',
+  },
+  mongodbUrl: {
+    env: 'MONGODB_URL',
+    kind: 'url',
+    protocols: ['mongodb', 'mongodb+srv'],
+    secret: true,
+    doc: 'MongoDB URL',
+  },
+  database: {
+    env: 'MONGODB_DATABASE',
+    kind: 'string',
+    default: 'screenfleet',
+    doc: 'Database of the content store',
+  },
+  prefetch: {
+    env: 'INGEST_PREFETCH',
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    default: 32,
+    doc: 'Unacknowledged messages per worker',
+  },
+  groupItems: {
+    env: 'INGEST_GROUP_ITEMS',
+    kind: 'integer',
+    min: 1,
+    max: 20000,
+    default: 1000,
+    doc: 'Items that trigger one grouped insert',
+  },
+  groupWait: {
+    env: 'INGEST_GROUP_WAIT',
+    kind: 'duration',
+    default: 10,
+    doc: 'Longest wait for more messages before inserting',
+  },
+  retryInitial: {
+    env: 'INGEST_RETRY_INITIAL',
+    kind: 'duration',
+    default: 200,
+    doc: 'First wait after a store outage',
+  },
+  retryMax: {
+    env: 'INGEST_RETRY_MAX',
+    kind: 'duration',
+    default: 10000,
+    doc: 'Longest wait between store retries',
+  },
+  opsPort: {
+    env: 'INGEST_OPS_PORT',
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    default: 9465,
+    doc: 'Port of /metrics, /healthz, /readyz',
+  },
+  opsHost: {
+    env: 'INGEST_OPS_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address of the ops server',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    kind: 'enum',
+    values: LOG_LEVELS,
+    default: 'info',
+    doc: 'Log level',
+  },
+  shutdownTimeout: {
+    env: 'SHUTDOWN_TIMEOUT',
+    kind: 'duration',
+    default: 15000,
+    doc: 'Longest graceful stop',
+  },
+});

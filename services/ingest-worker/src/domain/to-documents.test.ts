@@ -1,0 +1,113 @@
+import type { ContentBatch } from '@screenfleet/contracts';
+import { toDocuments } from './to-documents';
+
+const batch = (data: unknown, overrides: Partial<ContentBatch> = {}): ContentBatch =>
+  ({
+    received_at: '2026-11-22T12:00:00.000Z',
+    request: { device_name: 'desk-1', content: { content_type: 'frames', data } },
+    ...overrides,
+  }) as ContentBatch;
+
+describe('toDocuments', () => {
+  it('when an item has every field, then the document keeps them with the timestamp in UTC', () => {
+    const [doc] = toDocuments(
+      batch([
+        {
+          file_path: '/f/1.png',
+          timestamp: '2026-11-22T18:15:30.250+08:00',
+          app_name: 'Code',
+          window_name: 'main.ts',
+          ocr_results: [{ text: 'hello', confidence: 0.9, ocr_engine: 'tesseract' }],
+          tags: ['a'],
+        },
+      ]),
+    );
+
+    expect(doc).toEqual({
+      _id: expect.any(String),
+      device_name: 'desk-1',
+      content_type: 'frames',
+      timestamp: new Date('2026-11-22T10:15:30.250Z'),
+      timestamp_source: 'client',
+      received_at: new Date('2026-11-22T12:00:00.000Z'),
+      file_path: '/f/1.png',
+      app_name: 'Code',
+      window_name: 'main.ts',
+      ocr_results: [
+        { text: 'hello', confidence: 0.9, text_json: null, ocr_engine: 'tesseract', focused: null },
+      ],
+      tags: ['a'],
+      transcription: null,
+    });
+  });
+
+  it('when an item has no timestamp, then it gets the receipt time and nulls become defaults', () => {
+    const [doc] = toDocuments(
+      batch([{ file_path: 'a.png', timestamp: null, tags: null, ocr_results: null }]),
+    );
+    expect(doc).toMatchObject({
+      timestamp: new Date('2026-11-22T12:00:00.000Z'),
+      timestamp_source: 'received',
+      app_name: null,
+      ocr_results: [],
+      tags: [],
+    });
+  });
+
+  it('when the same item arrives again, also as a client retry received later, then its _id is the same', () => {
+    const timed = { file_path: 'a.png', timestamp: '2026-11-22T10:00:00Z' };
+    const untimed = { file_path: 'b.png', ocr_results: [{ text: 'x' }] };
+    const first = toDocuments(batch([timed, untimed]));
+    const retry = toDocuments(batch([timed, untimed], { received_at: '2026-11-22T12:05:00.000Z' }));
+
+    expect(retry.map((d) => d._id)).toEqual(first.map((d) => d._id));
+  });
+
+  it('when items differ in device, path, time or (untimed) text, then their _ids differ', () => {
+    const ids = [
+      toDocuments(batch([{ file_path: 'a', timestamp: '2026-11-22T10:00:00Z' }])),
+      toDocuments(batch([{ file_path: 'a', timestamp: '2026-11-22T10:00:01Z' }])),
+      toDocuments(batch([{ file_path: 'b', timestamp: '2026-11-22T10:00:00Z' }])),
+      toDocuments({
+        ...batch([]),
+        request: {
+          device_name: 'desk-2',
+          content: {
+            content_type: 'frames',
+            data: [{ file_path: 'a', timestamp: '2026-11-22T10:00:00Z' }],
+          },
+        },
+      }),
+      toDocuments(batch([{ file_path: 'a', ocr_results: [{ text: 'x' }] }])),
+      toDocuments(batch([{ file_path: 'a', ocr_results: [{ text: 'y' }] }])),
+    ].map(([doc]) => doc?._id);
+
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('when the same instant is written with another offset, then the _id is the same', () => {
+    const [utc] = toDocuments(batch([{ file_path: 'a', timestamp: '2026-11-22T10:00:00Z' }]));
+    const [local] = toDocuments(
+      batch([{ file_path: 'a', timestamp: '2026-11-22T18:00:00+08:00' }]),
+    );
+    expect(local?._id).toBe(utc?._id);
+  });
+
+  it('when a transcription arrives, then one document carries its text at the receipt time', () => {
+    const docs = toDocuments({
+      received_at: '2026-11-22T12:00:00.000Z',
+      request: {
+        device_name: 'mic',
+        content: { content_type: 'transcription', data: { transcription: 'hello there' } },
+      },
+    });
+    expect(docs).toEqual([
+      expect.objectContaining({
+        content_type: 'transcription',
+        timestamp: new Date('2026-11-22T12:00:00.000Z'),
+        transcription: { text: 'hello there', engine: null },
+        file_path: null,
+      }),
+    ]);
+  });
+});

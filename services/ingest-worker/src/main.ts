@@ -1,0 +1,65 @@
+import { topology } from '@screenfleet/contracts';
+import { createAmqpBus } from '@screenfleet/bus';
+import {
+  createLogger,
+  createMetrics,
+  loadConfig,
+  onShutdown,
+  runMain,
+  startOpsServer,
+} from '@screenfleet/runtime';
+import { createMongoContentStore } from '@screenfleet/storage';
+import { ingestConfigSpec } from './config';
+import { createIngestWorker } from './index';
+
+void runMain(
+  async () => {
+    const config = loadConfig(ingestConfigSpec);
+    const logger = createLogger({ service: 'ingest-worker', level: config.logLevel });
+    const registry = createMetrics();
+    const store = await createMongoContentStore({
+      url: config.mongodbUrl,
+      database: config.database,
+      logger,
+    });
+    const bus = await createAmqpBus({
+      url: config.rabbitmqUrl,
+      topology,
+      connectionName: 'ingest-worker',
+      logger,
+      reconnect: { initialMs: 200, maxMs: 10_000 },
+      publishTimeoutMs: 5000,
+    });
+    const worker = createIngestWorker({
+      bus,
+      store,
+      logger,
+      registry,
+      prefetch: config.prefetch,
+      grouping: { maxWeight: config.groupItems, maxWaitMs: config.groupWait },
+      retry: { initialMs: config.retryInitial, maxMs: config.retryMax },
+    });
+    await worker.start();
+    const ops = await startOpsServer({
+      port: config.opsPort,
+      host: config.opsHost,
+      registry,
+      logger,
+      readiness: () => ({
+        ready: bus.isConnected(),
+        checks: { broker: bus.isConnected() ? 'up' : 'down' },
+      }),
+    });
+    onShutdown(
+      logger,
+      [
+        { name: 'stop consuming and finish messages in hand', run: () => worker.stop() },
+        { name: 'close the broker connection', run: () => bus.close() },
+        { name: 'close the content store', run: () => store.close() },
+        { name: 'close the ops server', run: () => ops.close() },
+      ],
+      { timeoutMs: config.shutdownTimeout },
+    );
+  },
+  { service: 'ingest-worker' },
+);

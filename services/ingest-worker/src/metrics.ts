@@ -1,0 +1,47 @@
+import { Counter, Histogram, type Registry } from '@screenfleet/runtime';
+
+export function createIngestMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    itemsWritten: new Counter({
+      name: 'ingest_items_written_total',
+      help: 'Content items newly stored',
+      registers,
+    }),
+    itemsAlreadyStored: new Counter({
+      name: 'ingest_items_already_stored_total',
+      help: 'Content items that were stored before (redelivery or re-sent batch)',
+      registers,
+    }),
+    writeDuration: new Histogram({
+      name: 'ingest_write_duration_seconds',
+      help: 'Duration of one grouped insert, store outage waits included',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers,
+    }),
+    writeBatchItems: new Histogram({
+      name: 'ingest_write_batch_items',
+      help: 'Items per grouped insert',
+      buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000],
+      registers,
+    }),
+    redeliveries: new Counter({
+      name: 'ingest_redeliveries_total',
+      help: 'Messages delivered more than once',
+      registers,
+    }),
+    storeRetries: new Counter({
+      name: 'ingest_store_retries_total',
+      help: 'Inserts retried because the store was unavailable',
+      registers,
+    }),
+    outcomes: new Counter({
+      name: 'ingest_messages_total',
+      help: 'Messages handled, by outcome (ack, retry, dead)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+  };
+}
+
+export type IngestMetrics = ReturnType<typeof createIngestMetrics>;

@@ -1,0 +1,134 @@
+import { MongoClient, type Collection } from 'mongodb';
+import { databaseName, isolatedBroker, mongoUrl } from './services';
+import { buildBatch, buildItem } from './support/content';
+import { post, startGateway, type RunningGateway } from './support/gateway';
+import { startService, type ServiceProcess } from './support/processes';
+
+// POST /add -> RabbitMQ -> ingest worker -> the MongoDB-protocol server, all real.
+describe('ingest end to end', () => {
+  let broker: { url: string; remove(): Promise<void> };
+  let gateway: RunningGateway;
+  let worker: ServiceProcess;
+  let client: MongoClient;
+  let items: Collection<Record<string, unknown>>;
+  const database = databaseName('ingest');
+
+  beforeAll(async () => {
+    broker = await isolatedBroker();
+    gateway = await startGateway(broker.url);
+    worker = startService('ingest-worker', {
+      RABBITMQ_URL: broker.url,
+      MONGODB_URL: mongoUrl(),
+      MONGODB_DATABASE: database,
+      INGEST_OPS_PORT: '0',
+    });
+    await worker.waitForLog(/consuming content batches/);
+    client = await MongoClient.connect(mongoUrl());
+    items = client.db(database).collection('content_items');
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await gateway?.close();
+    await client?.db(database).dropDatabase();
+    await client?.close();
+    await broker?.remove();
+  });
+
+  async function waitForCount(filter: Record<string, unknown>, expected: number, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    let count = await items.countDocuments(filter);
+    while (count < expected && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      count = await items.countDocuments(filter);
+    }
+    return count;
+  }
+
+  it('when one item is posted, then it is stored with every field intact and the timestamp as a UTC date', async () => {
+    const item = buildItem(1, {
+      timestamp: '2026-11-22T18:00:01.5+08:00',
+      ocr_results: [{ text: 'hello world', confidence: 0.75, text_json: '[{"t":1}]', ocr_engine: 'tesseract', focused: true }],
+      tags: ['alpha', 'beta'],
+    });
+
+    const response = await post(`${gateway.url}/add`, { device_name: 'e2e-one', content: { content_type: 'frames', data: [item] } });
+
+    expect(response).toMatchObject({ status: 200, body: { success: true, message: 'accepted 1 item for device e2e-one' } });
+    expect(await waitForCount({ device_name: 'e2e-one' }, 1)).toBe(1);
+    const stored = await items.findOne({ device_name: 'e2e-one' });
+    expect(stored).toMatchObject({
+      device_name: 'e2e-one',
+      content_type: 'frames',
+      file_path: item.file_path,
+      timestamp: new Date('2026-11-22T10:00:01.500Z'),
+      timestamp_source: 'client',
+      app_name: item.app_name,
+      window_name: item.window_name,
+      ocr_results: [{ text: 'hello world', confidence: 0.75, text_json: '[{"t":1}]', ocr_engine: 'tesseract', focused: true }],
+      tags: ['alpha', 'beta'],
+      transcription: null,
+    });
+    expect(stored?.received_at).toBeInstanceOf(Date);
+  });
+
+  it('when an empty batch is posted, then it is accepted and nothing is stored', async () => {
+    const response = await post(`${gateway.url}/add`, { device_name: 'e2e-empty', content: { content_type: 'frames', data: [] } });
+
+    expect(response).toMatchObject({ status: 200, body: { success: true, message: 'accepted 0 items for device e2e-empty' } });
+    // A later batch of the same device proves the empty one went through the queue before it.
+    await post(`${gateway.url}/add`, buildBatch('e2e-empty', 5000, 1));
+    expect(await waitForCount({ device_name: 'e2e-empty' }, 1)).toBe(1);
+  });
+
+  it('when a large batch is posted twice, then every item is stored exactly once', async () => {
+    const batch = buildBatch('e2e-large', 10_000, 1000);
+
+    const first = await post(`${gateway.url}/add`, batch);
+    const again = await post(`${gateway.url}/add`, batch);
+
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(await waitForCount({ device_name: 'e2e-large' }, 1000)).toBe(1000);
+    // The re-sent copy is processed after the first; one more batch behind both marks the end.
+    await post(`${gateway.url}/add`, buildBatch('e2e-large-end', 0, 1));
+    await waitForCount({ device_name: 'e2e-large-end' }, 1);
+    expect(await items.countDocuments({ device_name: 'e2e-large' })).toBe(1000);
+    const times = await items.find({ device_name: 'e2e-large' }).sort({ timestamp: 1 }).limit(2).toArray();
+    expect(times.map((d) => d.timestamp)).toEqual([new Date(buildItem(10_000).timestamp), new Date(buildItem(10_001).timestamp)]);
+  });
+
+  it('when items carry no timestamp, then they get the receipt time and a client retry does not duplicate them', async () => {
+    const before = Date.now();
+    const batch = { device_name: 'e2e-untimed', content: { content_type: 'frames', data: [{ file_path: 'a.png', timestamp: null }, { file_path: 'b.png' }] } };
+
+    await post(`${gateway.url}/add`, batch);
+    await post(`${gateway.url}/add`, batch);
+    await post(`${gateway.url}/add`, buildBatch('e2e-untimed-end', 0, 1));
+    await waitForCount({ device_name: 'e2e-untimed-end' }, 1);
+
+    const stored = await items.find({ device_name: 'e2e-untimed' }).toArray();
+    expect(stored).toHaveLength(2);
+    for (const doc of stored) {
+      expect(doc.timestamp_source).toBe('received');
+      expect((doc.timestamp as Date).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    }
+  });
+
+  it('when a transcription is posted, then it is stored as one document', async () => {
+    const response = await post(`${gateway.url}/add`, {
+      device_name: 'e2e-mic',
+      content: { content_type: 'transcription', data: { transcription: 'ship it', transcription_engine: 'whisper-large' } },
+    });
+    expect(response.status).toBe(200);
+    expect(await waitForCount({ device_name: 'e2e-mic' }, 1)).toBe(1);
+    expect(await items.findOne({ device_name: 'e2e-mic' })).toMatchObject({
+      content_type: 'transcription',
+      transcription: { text: 'ship it', engine: 'whisper-large' },
+    });
+  });
+
+  it('when the store starts, then its indexes exist', async () => {
+    const names = (await items.indexes()).map((index) => Object.keys(index.key as object).join(','));
+    expect(names).toEqual(expect.arrayContaining(['device_name,timestamp', 'timestamp', 'tags']));
+  });
+});

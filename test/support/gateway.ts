@@ -1,0 +1,57 @@
+import { topology } from '@screenfleet/contracts';
+import { createAmqpBus, type Bus } from '@screenfleet/bus';
+import { createGateway, createGatewayMetrics, createTokenRegistry, type TokenEntry } from '@screenfleet/gateway';
+import { createLogger, createMetrics } from '@screenfleet/runtime';
+import { uniqueName } from '../services';
+
+export const tokens = {
+  all: { id: 'test-all', token: 'test-token-all-scopes-0001', scopes: ['ingest', 'operator', 'archive:read', 'archive:write', 'metrics'] },
+  ingestDesk1: { id: 'test-desk1', token: 'test-token-ingest-desk-1-01', scopes: ['ingest'], devices: ['desk-1'] },
+  operatorOnly: { id: 'test-operator', token: 'test-token-operator-only-01', scopes: ['operator'] },
+} satisfies Record<string, TokenEntry>;
+
+export interface RunningGateway {
+  url: string;
+  bus: Bus;
+  connectionName: string;
+  close(): Promise<void>;
+}
+
+/** The gateway built as main.ts builds it, in this process, on a free loopback port. */
+export async function startGateway(brokerUrl: string, options: { publishTimeoutMs?: number } = {}): Promise<RunningGateway> {
+  const connectionName = uniqueName('gateway');
+  const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const bus = await createAmqpBus({
+    url: brokerUrl,
+    topology,
+    connectionName,
+    logger,
+    reconnect: { initialMs: 50, maxMs: 1000 },
+    publishTimeoutMs: options.publishTimeoutMs ?? 5000,
+  });
+  const gateway = createGateway({
+    bus,
+    auth: { tokens: createTokenRegistry(Object.values(tokens)), allowUnauthenticatedLoopback: false },
+    metrics: createGatewayMetrics(createMetrics()),
+    logger,
+  });
+  const port = await gateway.listen(0, '127.0.0.1');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    bus,
+    connectionName,
+    async close() {
+      await gateway.close();
+      await bus.close();
+    },
+  };
+}
+
+export async function post(url: string, body: unknown, token: string = tokens.all.token) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const root = path.resolve(__dirname, '../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Resolves with the first log line whose msg matches, rejects when the process exits first. */
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Ends the process with `signal` and waits until it has exited; returns its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Runs a service's built main (services/<name>/dist/main.js, as production does) with the given
+ * environment; its JSON log lines are parsed so tests can wait for what it says.
+ */
+export function startService(name: string, env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  const listeners = new Set<(line: Record<string, unknown>) => void>();
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  readline.createInterface({ input: child.stdout! }).on('line', (text) => {
+    try {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      lines.push(line);
+      listeners.forEach((listener) => listener(line));
+    } catch {
+      // not a log line
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  return {
+    child,
+    waitForLog(pattern, timeoutMs = 20_000) {
+      const seen = lines.find((line) => pattern.test(String(line.msg)));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => done(new Error(`${name}: no log ${pattern} within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+        const listener = (line: Record<string, unknown>) => {
+          if (pattern.test(String(line.msg))) done(undefined, line);
+        };
+        const onExit = (code: number | null) => done(new Error(`${name} exited (${code}) before ${pattern}; stderr: ${stderr}`));
+        function done(error?: Error, line?: Record<string, unknown>) {
+          clearTimeout(timer);
+          listeners.delete(listener);
+          child.off('exit', onExit);
+          if (error) reject(error);
+          else resolve(line!);
+        }
+        listeners.add(listener);
+        child.once('exit', onExit);
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
