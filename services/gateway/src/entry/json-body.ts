@@ -17,7 +17,8 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   };
   const parse = express.json({
     limit: limitBytes,
-    strict: true,
+    // Any JSON value parses; the schema then says what the body must be ("body must be object").
+    strict: false,
     type: 'application/json',
     verify: (_req, _res, buffer) => {
       // body-parser rewraps errors thrown here (status 403); its `type` survives, so use that.
@@ -59,6 +60,9 @@ export function toBodyError(error: unknown): HttpError | undefined {
     case 'request.aborted':
       return new HttpError(400, 'aborted', 'the request was aborted');
     default:
-      return undefined;
+      // Other client-side body failures (e.g. a corrupt gzip/deflate/br stream) carry a 4xx.
+      return typeof parsed.status === 'number' && parsed.status >= 400 && parsed.status < 500
+        ? new HttpError(400, 'invalid_body', 'the body could not be read (corrupt compression?)')
+        : undefined;
   }
 }
