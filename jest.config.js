@@ -26,7 +26,7 @@ module.exports = {
       testMatch: ['<rootDir>/{libs,services}/*/test/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
       globalSetup: '<rootDir>/test/services/global-setup.ts',
       globalTeardown: '<rootDir>/test/services/global-teardown.ts',
-      testTimeout: 60000,
+      setupFilesAfterEnv: ['<rootDir>/test/services/integration-timeout.ts'],
     },
   ],
 };

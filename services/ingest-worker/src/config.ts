@@ -21,6 +21,12 @@ export const ingestConfigSpec = defineConfig({
     default: 'screenfleet',
     doc: 'Database of the content store',
   },
+  connectionName: {
+    env: 'INGEST_CONNECTION_NAME',
+    kind: 'string',
+    default: 'ingest-worker',
+    doc: 'Name this worker shows the broker (rabbitmqctl list_connections)',
+  },
   prefetch: {
     env: 'INGEST_PREFETCH',
     kind: 'integer',

@@ -25,7 +25,7 @@ void runMain(
     const bus = await createAmqpBus({
       url: config.rabbitmqUrl,
       topology,
-      connectionName: 'ingest-worker',
+      connectionName: config.connectionName,
       logger,
       reconnect: { initialMs: 200, maxMs: 10_000 },
       publishTimeoutMs: 5000,

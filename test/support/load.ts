@@ -1,0 +1,47 @@
+import { buildBatch } from './content';
+import { post } from './gateway';
+
+export interface LoadReport {
+  batches: number;
+  /** Answers other than 200 that the client retried (503 during an outage, connection errors). */
+  retries: number;
+}
+
+/**
+ * Posts `batches` batches of `size` items like a careful producer: each one until it gets a
+ * 200, retrying 503s and connection errors after a short pause. At most `concurrency` in flight.
+ */
+export async function sendBatches(
+  url: string,
+  options: {
+    device: string;
+    batches: number;
+    size: number;
+    concurrency?: number;
+    onAccepted?: (n: number) => void;
+  },
+): Promise<LoadReport> {
+  const report: LoadReport = { batches: 0, retries: 0 };
+  let next = 0;
+  const deadline = Date.now() + 120_000;
+  async function lane() {
+    for (let i = next++; i < options.batches; i = next++) {
+      const batch = buildBatch(options.device, i * options.size, options.size);
+      for (;;) {
+        if (Date.now() > deadline) throw new Error('load did not finish within 120 s');
+        const status = await post(`${url}/add`, batch).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status === 200) break;
+        if (status !== 503 && status !== 0) throw new Error(`batch ${i} answered ${status}`);
+        report.retries += 1;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      report.batches += 1;
+      options.onAccepted?.(report.batches);
+    }
+  }
+  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, lane));
+  return report;
+}
