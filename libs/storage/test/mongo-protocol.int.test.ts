@@ -1,4 +1,4 @@
-import { MongoClient, MongoBulkWriteError } from 'mongodb';
+import { MongoClient, MongoBulkWriteError, type WriteError } from 'mongodb';
 import { databaseName, mongoUrl } from '../../../test/services';
 
 // The store adapters rely on these server behaviours; this proves the test server has them.
@@ -23,7 +23,10 @@ describe('the MongoDB-protocol test server', () => {
       { _id: 'b', at: new Date(at.getTime() + 1000), tags: [] },
     ]);
 
-    const found = await items.find({ at: { $gte: at } }).sort({ at: 1 }).toArray();
+    const found = await items
+      .find({ at: { $gte: at } })
+      .sort({ at: 1 })
+      .toArray();
 
     expect(found).toEqual([
       { _id: 'a', at, tags: ['x', 'y'] },
@@ -37,17 +40,24 @@ describe('the MongoDB-protocol test server', () => {
 
     const error = await items
       .insertMany([{ _id: 'a' }, { _id: 'c' }, { _id: 'b' }], { ordered: false })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
 
     expect(error).toBeInstanceOf(MongoBulkWriteError);
     const bulkError = error as MongoBulkWriteError;
     expect(bulkError.code).toBe(11000);
-    const writeErrors = Array.isArray(bulkError.writeErrors) ? bulkError.writeErrors : [bulkError.writeErrors];
+    const writeErrors = ([] as WriteError[]).concat(bulkError.writeErrors);
     expect(writeErrors.map((w) => [w.index, w.code])).toEqual([
       [0, 11000],
       [2, 11000],
     ]);
     expect(bulkError.insertedCount).toBe(1);
-    expect(await items.find().sort({ _id: 1 }).toArray()).toEqual([{ _id: 'a' }, { _id: 'b' }, { _id: 'c' }]);
+    expect(await items.find().sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 'a' },
+      { _id: 'b' },
+      { _id: 'c' },
+    ]);
   });
 });

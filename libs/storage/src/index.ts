@@ -1,0 +1,13 @@
+export type {
+  ContentDocument,
+  ContentStore,
+  InsertResult,
+  StoredOcrResult,
+  TimeRange,
+} from './content-store';
+export {
+  createMongoContentStore,
+  type MongoContentStoreOptions,
+  type StoreLogger,
+} from './mongo.content-store';
+export { isStoreUnreachable } from './store-errors';

@@ -1,0 +1,172 @@
+import {
+  MongoBulkWriteError,
+  MongoClient,
+  type Collection,
+  type Filter,
+  type WriteError,
+} from 'mongodb';
+import type { ContentDocument, ContentStore, InsertResult, TimeRange } from './content-store';
+import { toStoreError } from './store-errors';
+
+/** The slice of a logger the store needs; pino's Logger fits it. */
+export interface StoreLogger {
+  info(details: object, message?: string): void;
+  warn(details: object, message?: string): void;
+}
+
+export interface MongoContentStoreOptions {
+  url: string;
+  database: string;
+  collection?: string;
+  /**
+   * How long an operation waits for a reachable server before it rejects with
+   * StoreUnavailableError. Short, so an outage is reported (and retried by the caller) instead
+   * of holding a message for the driver's default 30 s.
+   */
+  serverSelectionTimeoutMS?: number;
+  logger?: StoreLogger;
+}
+
+const DUPLICATE_KEY = 11000;
+
+// What the workers filter on: a device's items by time, all items by time, items by tag.
+const indexes = [
+  { key: { device_name: 1, timestamp: 1 }, name: 'device_name_1_timestamp_1' },
+  { key: { timestamp: 1 }, name: 'timestamp_1' },
+  { key: { tags: 1 }, name: 'tags_1' },
+] as const;
+
+/**
+ * ContentStore over the native driver. The client connects on first use and reconnects by
+ * itself after an outage; nothing here needs to be recreated.
+ */
+export function createMongoContentStore(options: MongoContentStoreOptions): ContentStore {
+  const timeoutMs = options.serverSelectionTimeoutMS ?? 5000;
+  const client = new MongoClient(options.url, {
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
+  });
+  watchConnection(client, options.logger);
+  const items = client
+    .db(options.database)
+    .collection<ContentDocument>(options.collection ?? 'content_items');
+
+  return {
+    ensureIndexes: () =>
+      translated('ensureIndexes', async () => {
+        // One createIndex per index: FerretDB v1 drops the connection when a createIndexes
+        // listing several indexes finds them all existing, while a single one is a no-op.
+        for (const index of indexes) await items.createIndex(index.key, { name: index.name });
+      }),
+
+    insertItems: (docs) => translated('insertItems', () => insertIgnoringStored(items, docs)),
+
+    scanRange: (range, { chunkSize }) => scanChunks(items, range, chunkSize),
+
+    countRange: (range) => translated('countRange', () => items.countDocuments(rangeFilter(range))),
+
+    deleteByIds: (ids) =>
+      translated('deleteByIds', async () => {
+        if (ids.length === 0) return 0;
+        const result = await items.deleteMany({ _id: { $in: ids } });
+        return result.deletedCount;
+      }),
+
+    close: () => client.close(),
+  };
+}
+
+async function insertIgnoringStored(
+  items: Collection<ContentDocument>,
+  docs: ContentDocument[],
+): Promise<InsertResult> {
+  if (docs.length === 0) return { inserted: 0, alreadyStored: 0 }; // the driver rejects empty batches
+  try {
+    // Unordered inserts with deterministic _ids instead of upserts: on FerretDB upserts are 200x
+    // slower, and a duplicate key per item is exactly the "already stored" answer we need.
+    const result = await items.insertMany(docs, { ordered: false });
+    return { inserted: result.insertedCount, alreadyStored: 0 };
+  } catch (error) {
+    const duplicates = duplicateKeyErrors(error);
+    if (duplicates === undefined) throw error;
+    return { inserted: (error as MongoBulkWriteError).insertedCount, alreadyStored: duplicates };
+  }
+}
+
+/** The number of duplicate-key write errors, or undefined when anything else went wrong too. */
+function duplicateKeyErrors(error: unknown): number | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  if (error.result?.hasWriteErrors() === false) return undefined;
+  const writeErrors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
+  if (writeErrors.length === 0) return undefined;
+  if (!writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY)) return undefined;
+  if (error.result?.getWriteConcernError()) return undefined;
+  return writeErrors.length;
+}
+
+async function* scanChunks(
+  items: Collection<ContentDocument>,
+  range: TimeRange,
+  chunkSize: number,
+): AsyncGenerator<ContentDocument[]> {
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) {
+    throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
+  }
+  const base = rangeFilter(range);
+  let after: { timestamp: Date; _id: string } | undefined;
+  for (;;) {
+    // Keyset pagination on (timestamp, _id) rather than skip: each query starts strictly after
+    // the last item returned, so equal timestamps across chunk borders come exactly once and
+    // deletions of scanned items (the archive worker's job) do not shift the next chunk.
+    const filter: Filter<ContentDocument> = after
+      ? {
+          $and: [
+            base,
+            {
+              $or: [
+                { timestamp: { $gt: after.timestamp } },
+                { timestamp: after.timestamp, _id: { $gt: after._id } },
+              ],
+            },
+          ],
+        }
+      : base;
+    const chunk = await translated('scanRange', () =>
+      items.find(filter).sort({ timestamp: 1, _id: 1 }).limit(chunkSize).toArray(),
+    );
+    if (chunk.length === 0) return;
+    yield chunk;
+    if (chunk.length < chunkSize) return;
+    const last = chunk[chunk.length - 1]!;
+    after = { timestamp: last.timestamp, _id: last._id };
+  }
+}
+
+function rangeFilter(range: TimeRange): Filter<ContentDocument> {
+  const timestamp = range.from ? { $gte: range.from, $lt: range.to } : { $lt: range.to };
+  return range.device === undefined ? { timestamp } : { device_name: range.device, timestamp };
+}
+
+async function translated<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toStoreError(error, operation);
+  }
+}
+
+/** Logs transitions only (lost, back), not every failed heartbeat. */
+function watchConnection(client: MongoClient, logger: StoreLogger | undefined): void {
+  if (!logger) return;
+  let reachable = true;
+  client.on('serverHeartbeatFailed', (event) => {
+    if (!reachable) return;
+    reachable = false;
+    logger.warn({ server: event.connectionId, err: event.failure }, 'content store unreachable');
+  });
+  client.on('serverHeartbeatSucceeded', (event) => {
+    if (reachable) return;
+    reachable = true;
+    logger.info({ server: event.connectionId }, 'content store reachable again');
+  });
+}

@@ -1,0 +1,263 @@
+import type { ContentDocument, ContentStore, TimeRange } from '@screenfleet/storage';
+
+/**
+ * What every ContentStore adapter must do, whatever its technology. An adapter's test file calls
+ * this with a factory that returns an empty store and a way to remove it.
+ */
+export function describeContentStoreContract(
+  name: string,
+  makeStore: () => Promise<{ store: ContentStore; cleanup: () => Promise<void> }>,
+): void {
+  describe(`ContentStore contract: ${name}`, () => {
+    let store: ContentStore;
+    let cleanup: (() => Promise<void>) | undefined;
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await makeStore());
+      await store.ensureIndexes();
+    });
+
+    afterEach(async () => {
+      await cleanup?.();
+      cleanup = undefined;
+    });
+
+    const everything: TimeRange = { to: new Date('2100-01-01T00:00:00Z') };
+
+    async function scanAll(range: TimeRange, chunkSize: number): Promise<ContentDocument[][]> {
+      const chunks: ContentDocument[][] = [];
+      for await (const chunk of store.scanRange(range, { chunkSize })) chunks.push(chunk);
+      return chunks;
+    }
+
+    const ids = (docs: ContentDocument[]) => docs.map((doc) => doc._id);
+
+    describe('insertItems', () => {
+      it('when all items are new, then all are inserted', async () => {
+        const docs = [buildItem({ _id: 'a' }), buildItem({ _id: 'b' }), buildItem({ _id: 'c' })];
+
+        expect(await store.insertItems(docs)).toEqual({ inserted: 3, alreadyStored: 0 });
+        expect(await store.countRange(everything)).toBe(3);
+      });
+
+      it('when all items were stored before, then all count as already stored and none is duplicated', async () => {
+        const docs = [buildItem({ _id: 'a' }), buildItem({ _id: 'b' }), buildItem({ _id: 'c' })];
+        await store.insertItems(docs);
+
+        expect(await store.insertItems(docs)).toEqual({ inserted: 0, alreadyStored: 3 });
+        expect(await store.countRange(everything)).toBe(3);
+      });
+
+      it('when some items were stored before, then only the new ones are inserted', async () => {
+        await store.insertItems([buildItem({ _id: 'a' }), buildItem({ _id: 'b' })]);
+
+        const result = await store.insertItems([
+          buildItem({ _id: 'c' }),
+          buildItem({ _id: 'a' }),
+          buildItem({ _id: 'd' }),
+          buildItem({ _id: 'b' }),
+        ]);
+
+        expect(result).toEqual({ inserted: 2, alreadyStored: 2 });
+        expect(await store.countRange(everything)).toBe(4);
+        expect(ids((await scanAll(everything, 10)).flat()).sort()).toEqual(['a', 'b', 'c', 'd']);
+      });
+
+      it('when a repeated item differs, then the stored one is kept (insert, never update)', async () => {
+        await store.insertItems([buildItem({ _id: 'a', app_name: 'first' })]);
+
+        await store.insertItems([buildItem({ _id: 'a', app_name: 'second' })]);
+
+        const [stored] = (await scanAll(everything, 10)).flat();
+        expect(stored?.app_name).toBe('first');
+      });
+
+      it('when the same _id appears twice in one call, then it is stored once', async () => {
+        const result = await store.insertItems([buildItem({ _id: 'a' }), buildItem({ _id: 'a' })]);
+
+        expect(result).toEqual({ inserted: 1, alreadyStored: 1 });
+        expect(await store.countRange(everything)).toBe(1);
+      });
+
+      it('when there is nothing to insert, then nothing is reported', async () => {
+        expect(await store.insertItems([])).toEqual({ inserted: 0, alreadyStored: 0 });
+      });
+    });
+
+    describe('round trip', () => {
+      it('when items are stored and scanned, then every field comes back intact', async () => {
+        const frame = buildItem({
+          _id: 'frame-1',
+          device_name: 'laptop-7',
+          timestamp: new Date('2026-11-22T10:00:00.123Z'),
+          timestamp_source: 'client',
+          received_at: new Date('2026-11-22T10:00:01.456Z'),
+          file_path: '/data/frames/2026-11-22/10-00-00.mp4',
+          app_name: 'Firefox',
+          window_name: 'Inbox — Mail',
+          ocr_results: [
+            {
+              text: 'Hello, wörld ✓',
+              confidence: 0.87,
+              text_json: '[{"text":"Hello"}]',
+              ocr_engine: 'tesseract',
+              focused: true,
+            },
+            { text: '', confidence: null, text_json: null, ocr_engine: null, focused: null },
+            { text: 'zero', confidence: 0, text_json: null, ocr_engine: 'apple', focused: false },
+          ],
+          tags: ['work', 'mail'],
+          transcription: null,
+        });
+        const transcription = buildItem({
+          _id: 'audio-1',
+          content_type: 'transcription',
+          timestamp: new Date('2026-11-22T10:00:02.000Z'),
+          timestamp_source: 'received',
+          received_at: new Date('2026-11-22T10:00:02.000Z'),
+          file_path: null,
+          app_name: null,
+          window_name: null,
+          ocr_results: [],
+          tags: [],
+          transcription: { text: 'let us meet at noon', engine: null },
+        });
+        await store.insertItems([transcription, frame]);
+
+        const stored = (await scanAll(everything, 10)).flat();
+
+        expect(stored).toEqual([frame, transcription]);
+        expect(stored[0]?.timestamp).toBeInstanceOf(Date);
+        expect(stored[0]?.timestamp.toISOString()).toBe('2026-11-22T10:00:00.123Z');
+        expect(stored[0]?.received_at).toBeInstanceOf(Date);
+        expect(stored[1]?.transcription).toEqual({ text: 'let us meet at noon', engine: null });
+      });
+    });
+
+    describe('scanRange', () => {
+      // Five items share t(1), so with chunks of 3 equal timestamps straddle chunk borders.
+      const sameTime = ['e', 'a', 'd', 'b', 'c'].map((id) =>
+        buildItem({ _id: `s-${id}`, timestamp: t(1) }),
+      );
+      const others = [
+        buildItem({ _id: 'z-0', timestamp: t(0) }),
+        buildItem({ _id: 'a-2', timestamp: t(2) }),
+        buildItem({ _id: 'b-2', timestamp: t(2) }),
+        buildItem({ _id: 'a-3', timestamp: t(3) }),
+      ];
+      const expectedOrder = ['z-0', 's-a', 's-b', 's-c', 's-d', 's-e', 'a-2', 'b-2', 'a-3'];
+
+      it('when scanning in chunks, then items come ordered by (timestamp, _id), each exactly once', async () => {
+        await store.insertItems([...others.slice(2), ...sameTime, ...others.slice(0, 2)]);
+
+        const chunks = await scanAll(everything, 3);
+
+        expect(chunks.map((chunk) => chunk.length)).toEqual([3, 3, 3]);
+        expect(ids(chunks.flat())).toEqual(expectedOrder);
+      });
+
+      it('when the chunk size does not divide the count, then the last chunk is smaller', async () => {
+        await store.insertItems([...sameTime, ...others]);
+
+        for (const chunkSize of [1, 2, 4, 100]) {
+          const chunks = await scanAll(everything, chunkSize);
+
+          expect(chunks.every((chunk) => chunk.length > 0 && chunk.length <= chunkSize)).toBe(true);
+          expect(ids(chunks.flat())).toEqual(expectedOrder);
+        }
+      });
+
+      it('when each chunk is deleted after it is read, then the scan still returns every item once', async () => {
+        await store.insertItems([...sameTime, ...others]);
+
+        const seen: string[] = [];
+        for await (const chunk of store.scanRange(everything, { chunkSize: 2 })) {
+          seen.push(...ids(chunk));
+          await store.deleteByIds(ids(chunk));
+        }
+
+        expect(seen).toEqual(expectedOrder);
+        expect(await store.countRange(everything)).toBe(0);
+      });
+
+      it('when a range is given, then from is inclusive, to is exclusive and device filters', async () => {
+        await store.insertItems([
+          buildItem({ _id: 'a0', device_name: 'a', timestamp: t(0) }),
+          buildItem({ _id: 'a1', device_name: 'a', timestamp: t(1) }),
+          buildItem({ _id: 'a2', device_name: 'a', timestamp: t(2) }),
+          buildItem({ _id: 'a3', device_name: 'a', timestamp: t(3) }),
+          buildItem({ _id: 'b1', device_name: 'b', timestamp: t(1) }),
+          buildItem({ _id: 'b2', device_name: 'b', timestamp: t(2) }),
+        ]);
+
+        const cases: Array<[TimeRange, string[]]> = [
+          [{ from: t(1), to: t(3) }, ['a1', 'b1', 'a2', 'b2']],
+          [{ from: t(1), to: t(3), device: 'a' }, ['a1', 'a2']],
+          [{ to: t(2) }, ['a0', 'a1', 'b1']],
+          [{ to: t(2), device: 'b' }, ['b1']],
+          [{ from: t(3), to: t(4) }, ['a3']],
+          [{ from: t(2), to: t(2) }, []],
+          [{ from: t(0), to: t(9), device: 'nobody' }, []],
+        ];
+        for (const [range, expected] of cases) {
+          expect(ids((await scanAll(range, 1)).flat())).toEqual(expected);
+          expect(await store.countRange(range)).toBe(expected.length);
+        }
+      });
+
+      it('when nothing is in range, then no chunk is yielded', async () => {
+        expect(await scanAll(everything, 5)).toEqual([]);
+      });
+    });
+
+    describe('deleteByIds', () => {
+      it('when ids are given, then only those are deleted and the count is returned', async () => {
+        await store.insertItems(['a', 'b', 'c', 'd'].map((_id) => buildItem({ _id })));
+
+        expect(await store.deleteByIds(['b', 'd', 'unknown'])).toBe(2);
+        expect(ids((await scanAll(everything, 10)).flat()).sort()).toEqual(['a', 'c']);
+        expect(await store.deleteByIds(['b'])).toBe(0);
+        expect(await store.deleteByIds([])).toBe(0);
+        expect(await store.countRange(everything)).toBe(2);
+      });
+    });
+
+    describe('ensureIndexes', () => {
+      it('when called again, then it succeeds and the store still works', async () => {
+        await store.ensureIndexes();
+        await store.ensureIndexes();
+
+        expect(await store.insertItems([buildItem({ _id: 'a' })])).toEqual({
+          inserted: 1,
+          alreadyStored: 0,
+        });
+      });
+    });
+  });
+}
+
+const epoch = Date.parse('2026-11-22T10:00:00.000Z');
+/** The n-th second after a fixed instant. */
+export const t = (n: number) => new Date(epoch + n * 1000);
+
+/** A small frames item; tests override what they look at. */
+export function buildItem(
+  overrides: Partial<ContentDocument> & Pick<ContentDocument, '_id'>,
+): ContentDocument {
+  return {
+    device_name: 'device-1',
+    content_type: 'frames',
+    timestamp: t(0),
+    timestamp_source: 'client',
+    received_at: t(0),
+    file_path: `/frames/${overrides._id}.mp4`,
+    app_name: 'Terminal',
+    window_name: 'bash',
+    ocr_results: [
+      { text: 'ls -la', confidence: 0.9, text_json: null, ocr_engine: 'tesseract', focused: true },
+    ],
+    tags: ['screen'],
+    transcription: null,
+    ...overrides,
+  };
+}

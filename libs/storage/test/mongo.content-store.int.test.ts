@@ -1,0 +1,81 @@
+import { StoreUnavailableError } from '@screenfleet/contracts';
+import { createMongoContentStore, type ContentStore } from '@screenfleet/storage';
+import { MongoClient } from 'mongodb';
+import { databaseName, killMongo, mongoUrl, startMongo } from '../../../test/services';
+import { buildItem, describeContentStoreContract, t } from './content-store.contract';
+
+const database = databaseName('content_store');
+let collections = 0;
+
+function makeStore(serverSelectionTimeoutMS?: number): ContentStore {
+  collections += 1;
+  return createMongoContentStore({
+    url: mongoUrl(),
+    database,
+    collection: `content_items_${collections}`,
+    ...(serverSelectionTimeoutMS === undefined ? {} : { serverSelectionTimeoutMS }),
+  });
+}
+
+afterAll(async () => {
+  const client = await MongoClient.connect(mongoUrl(), { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.db(database).dropDatabase();
+  } finally {
+    await client.close();
+  }
+});
+
+// Each test gets its own collection; the database goes at the end.
+describeContentStoreContract('mongo (FerretDB)', () => {
+  const store = makeStore();
+  return Promise.resolve({ store, cleanup: () => store.close() });
+});
+
+describe('mongo content store, when the database server goes away', () => {
+  let store: ContentStore | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+  });
+
+  it('when the server is killed, then operations reject StoreUnavailableError promptly, and after it restarts the same store works with nothing lost', async () => {
+    store = makeStore(2000);
+    await store.ensureIndexes();
+    const before = Array.from({ length: 50 }, (_, i) =>
+      buildItem({ _id: `before-${String(i).padStart(3, '0')}`, timestamp: t(i) }),
+    );
+    expect(await store.insertItems(before)).toEqual({ inserted: 50, alreadyStored: 0 });
+
+    const during = [buildItem({ _id: 'during', timestamp: t(100) })];
+    try {
+      await killMongo();
+
+      // The pooled connection is dead now: the first insert meets it, later ones find no server.
+      for (const operation of [
+        () => store!.insertItems(during),
+        () => store!.insertItems(during),
+        () => store!.countRange({ to: t(1000) }),
+      ]) {
+        const started = Date.now();
+        const error = await operation().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect((error as StoreUnavailableError).cause).toBeInstanceOf(Error);
+        expect(Date.now() - started).toBeLessThan(8000);
+      }
+    } finally {
+      await startMongo();
+    }
+
+    const after = [buildItem({ _id: 'after', timestamp: t(200) }), ...before.slice(0, 5)];
+    expect(await store.insertItems(after)).toEqual({ inserted: 1, alreadyStored: 5 });
+    const stored: string[] = [];
+    for await (const chunk of store.scanRange({ to: t(1000) }, { chunkSize: 20 })) {
+      stored.push(...chunk.map((doc) => doc._id));
+    }
+    expect(stored).toEqual([...before.map((doc) => doc._id), 'after']);
+  });
+});
