@@ -7,7 +7,9 @@ const services = ['gateway', 'ingest-worker', 'archive-worker', 'operator-agent'
 const drivers = ['amqplib', 'mongodb', 'better-sqlite3', '@nut-tree-fork/nut-js', 'dbus-next'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'tools/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'tools/**', '**/*.js', '**/*.mjs'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -18,13 +20,22 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['@screenfleet/*/*'], message: 'Import a package by its name only (no deep imports).' },
-            { group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'], message: 'Import other packages by name.' },
+            {
+              group: ['@screenfleet/*/*'],
+              message: 'Import a package by its name only (no deep imports).',
+            },
+            {
+              group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'],
+              message: 'Import other packages by name.',
+            },
           ],
         },
       ],
@@ -38,10 +49,19 @@ export default tseslint.config(
         {
           paths: services
             .filter((other) => other !== service)
-            .map((other) => ({ name: `@screenfleet/${other}`, message: 'A service imports libs, never another service.' })),
+            .map((other) => ({
+              name: `@screenfleet/${other}`,
+              message: 'A service imports libs, never another service.',
+            })),
           patterns: [
-            { group: ['@screenfleet/*/*'], message: 'Import a package by its name only (no deep imports).' },
-            { group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'], message: 'Import other packages by name.' },
+            {
+              group: ['@screenfleet/*/*'],
+              message: 'Import a package by its name only (no deep imports).',
+            },
+            {
+              group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'],
+              message: 'Import other packages by name.',
+            },
           ],
         },
       ],
@@ -52,12 +72,22 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: drivers.map((name) => ({ name, message: 'Domain logic never imports a driver: use a port.' })) },
+        {
+          paths: drivers.map((name) => ({
+            name,
+            message: 'Domain logic never imports a driver: use a port.',
+          })),
+        },
       ],
     },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
-    rules: { '@typescript-eslint/unbound-method': 'off' },
+    rules: {
+      '@typescript-eslint/unbound-method': 'off',
+      // Fakes return promises without awaiting, and expect.any() is typed any.
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+    },
   },
 );

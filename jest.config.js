@@ -14,7 +14,9 @@ const packages = {
 const moduleNameMapper = Object.fromEntries(
   Object.entries(packages).map(([name, dir]) => [`^@screenfleet/${name}$`, `<rootDir>/${dir}/src`]),
 );
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', diagnostics: false }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.check.json', diagnostics: false }],
+};
 const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
 
 module.exports = {
@@ -23,7 +25,10 @@ module.exports = {
     {
       ...common,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{libs,services}/*/test/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
+      testMatch: [
+        '<rootDir>/{libs,services}/*/test/**/*.int.test.ts',
+        '<rootDir>/test/**/*.int.test.ts',
+      ],
       globalSetup: '<rootDir>/test/services/global-setup.ts',
       globalTeardown: '<rootDir>/test/services/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/services/integration-timeout.ts'],

@@ -35,7 +35,11 @@ describe('ingest end to end', () => {
     await broker?.remove();
   });
 
-  async function waitForCount(filter: Record<string, unknown>, expected: number, timeoutMs = 20_000) {
+  async function waitForCount(
+    filter: Record<string, unknown>,
+    expected: number,
+    timeoutMs = 20_000,
+  ) {
     const deadline = Date.now() + timeoutMs;
     let count = await items.countDocuments(filter);
     while (count < expected && Date.now() < deadline) {
@@ -48,13 +52,27 @@ describe('ingest end to end', () => {
   it('when one item is posted, then it is stored with every field intact and the timestamp as a UTC date', async () => {
     const item = buildItem(1, {
       timestamp: '2026-11-22T18:00:01.5+08:00',
-      ocr_results: [{ text: 'hello world', confidence: 0.75, text_json: '[{"t":1}]', ocr_engine: 'tesseract', focused: true }],
+      ocr_results: [
+        {
+          text: 'hello world',
+          confidence: 0.75,
+          text_json: '[{"t":1}]',
+          ocr_engine: 'tesseract',
+          focused: true,
+        },
+      ],
       tags: ['alpha', 'beta'],
     });
 
-    const response = await post(`${gateway.url}/add`, { device_name: 'e2e-one', content: { content_type: 'frames', data: [item] } });
+    const response = await post(`${gateway.url}/add`, {
+      device_name: 'e2e-one',
+      content: { content_type: 'frames', data: [item] },
+    });
 
-    expect(response).toMatchObject({ status: 200, body: { success: true, message: 'accepted 1 item for device e2e-one' } });
+    expect(response).toMatchObject({
+      status: 200,
+      body: { success: true, message: 'accepted 1 item for device e2e-one' },
+    });
     expect(await waitForCount({ device_name: 'e2e-one' }, 1)).toBe(1);
     const stored = await items.findOne({ device_name: 'e2e-one' });
     expect(stored).toMatchObject({
@@ -65,7 +83,15 @@ describe('ingest end to end', () => {
       timestamp_source: 'client',
       app_name: item.app_name,
       window_name: item.window_name,
-      ocr_results: [{ text: 'hello world', confidence: 0.75, text_json: '[{"t":1}]', ocr_engine: 'tesseract', focused: true }],
+      ocr_results: [
+        {
+          text: 'hello world',
+          confidence: 0.75,
+          text_json: '[{"t":1}]',
+          ocr_engine: 'tesseract',
+          focused: true,
+        },
+      ],
       tags: ['alpha', 'beta'],
       transcription: null,
     });
@@ -73,9 +99,15 @@ describe('ingest end to end', () => {
   });
 
   it('when an empty batch is posted, then it is accepted and nothing is stored', async () => {
-    const response = await post(`${gateway.url}/add`, { device_name: 'e2e-empty', content: { content_type: 'frames', data: [] } });
+    const response = await post(`${gateway.url}/add`, {
+      device_name: 'e2e-empty',
+      content: { content_type: 'frames', data: [] },
+    });
 
-    expect(response).toMatchObject({ status: 200, body: { success: true, message: 'accepted 0 items for device e2e-empty' } });
+    expect(response).toMatchObject({
+      status: 200,
+      body: { success: true, message: 'accepted 0 items for device e2e-empty' },
+    });
     // A later batch of the same device proves the empty one went through the queue before it.
     await post(`${gateway.url}/add`, buildBatch('e2e-empty', 5000, 1));
     expect(await waitForCount({ device_name: 'e2e-empty' }, 1)).toBe(1);
@@ -93,13 +125,26 @@ describe('ingest end to end', () => {
     await post(`${gateway.url}/add`, buildBatch('e2e-large-end', 0, 1));
     await waitForCount({ device_name: 'e2e-large-end' }, 1);
     expect(await items.countDocuments({ device_name: 'e2e-large' })).toBe(1000);
-    const times = await items.find({ device_name: 'e2e-large' }).sort({ timestamp: 1 }).limit(2).toArray();
-    expect(times.map((d) => d.timestamp)).toEqual([new Date(buildItem(10_000).timestamp), new Date(buildItem(10_001).timestamp)]);
+    const times = await items
+      .find({ device_name: 'e2e-large' })
+      .sort({ timestamp: 1 })
+      .limit(2)
+      .toArray();
+    expect(times.map((d) => d.timestamp)).toEqual([
+      new Date(buildItem(10_000).timestamp),
+      new Date(buildItem(10_001).timestamp),
+    ]);
   });
 
   it('when items carry no timestamp, then they get the receipt time and a client retry does not duplicate them', async () => {
     const before = Date.now();
-    const batch = { device_name: 'e2e-untimed', content: { content_type: 'frames', data: [{ file_path: 'a.png', timestamp: null }, { file_path: 'b.png' }] } };
+    const batch = {
+      device_name: 'e2e-untimed',
+      content: {
+        content_type: 'frames',
+        data: [{ file_path: 'a.png', timestamp: null }, { file_path: 'b.png' }],
+      },
+    };
 
     await post(`${gateway.url}/add`, batch);
     await post(`${gateway.url}/add`, batch);
@@ -117,7 +162,10 @@ describe('ingest end to end', () => {
   it('when a transcription is posted, then it is stored as one document', async () => {
     const response = await post(`${gateway.url}/add`, {
       device_name: 'e2e-mic',
-      content: { content_type: 'transcription', data: { transcription: 'ship it', transcription_engine: 'whisper-large' } },
+      content: {
+        content_type: 'transcription',
+        data: { transcription: 'ship it', transcription_engine: 'whisper-large' },
+      },
     });
     expect(response.status).toBe(200);
     expect(await waitForCount({ device_name: 'e2e-mic' }, 1)).toBe(1);
@@ -128,7 +176,9 @@ describe('ingest end to end', () => {
   });
 
   it('when the store starts, then its indexes exist', async () => {
-    const names = (await items.indexes()).map((index) => Object.keys(index.key as object).join(','));
+    const names = (await items.indexes()).map((index) =>
+      Object.keys(index.key as object).join(','),
+    );
     expect(names).toEqual(expect.arrayContaining(['device_name,timestamp', 'timestamp', 'tags']));
   });
 });

@@ -15,7 +15,8 @@ export interface FerretDbHandle {
 /** Builds the binary unless it is already up to date (tools/ferretdb/build.sh decides). */
 export function buildFerretDb(): string {
   const result = spawnSync('bash', [path.join(toolDir, 'build.sh')], { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error('tools/ferretdb/build.sh failed: cannot build the test database server');
+  if (result.status !== 0)
+    throw new Error('tools/ferretdb/build.sh failed: cannot build the test database server');
   return path.join(toolDir, 'bin/ferretdb');
 }
 
@@ -42,13 +43,17 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
       socket.once('error', () => resolve(false));
     });
     if (open) return;
-    if (Date.now() > deadline) throw new Error(`FerretDB did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`FerretDB did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 /** Starts FerretDB on `port` over `dataDir`; the PID goes to a file so any process can stop it. */
-export async function startFerretDb(options: { port: number; dataDir: string }): Promise<FerretDbHandle> {
+export async function startFerretDb(options: {
+  port: number;
+  dataDir: string;
+}): Promise<FerretDbHandle> {
   mkdirSync(options.dataDir, { recursive: true });
   const bin = path.join(toolDir, 'bin/ferretdb');
   const child = spawn(bin, ['-listen', `127.0.0.1:${options.port}`, '-data-dir', options.dataDir], {
@@ -59,11 +64,19 @@ export async function startFerretDb(options: { port: number; dataDir: string }):
   const pidFile = path.join(options.dataDir, 'ferretdb.pid');
   writeFileSync(pidFile, String(child.pid));
   await waitForPort(options.port, 15_000);
-  return { url: `mongodb://127.0.0.1:${options.port}/`, port: options.port, dataDir: options.dataDir, pidFile };
+  return {
+    url: `mongodb://127.0.0.1:${options.port}/`,
+    port: options.port,
+    dataDir: options.dataDir,
+    pidFile,
+  };
 }
 
 /** Kills the running FerretDB (SIGKILL by default, as a crash would) and waits until it is gone. */
-export async function stopFerretDb(pidFile: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+export async function stopFerretDb(
+  pidFile: string,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
   const pid = Number(readFileSync(pidFile, 'utf8'));
   try {
     process.kill(pid, signal);

@@ -12,7 +12,8 @@ export { closeBrokerConnections, rabbitmqctl } from './rabbitmqctl';
 
 function required(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run integration tests through jest's integration project`);
+  if (!value)
+    throw new Error(`${name} is not set: run integration tests through jest's integration project`);
   return value;
 }
 
@@ -50,7 +51,10 @@ export async function startMongo(): Promise<void> {
     await run('docker', ['start', container]);
     return;
   }
-  await startFerretDb({ port: Number(required('TEST_FERRETDB_PORT')), dataDir: required('TEST_FERRETDB_DIR') });
+  await startFerretDb({
+    port: Number(required('TEST_FERRETDB_PORT')),
+    dataDir: required('TEST_FERRETDB_DIR'),
+  });
 }
 
 /**

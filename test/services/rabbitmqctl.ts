@@ -19,7 +19,13 @@ export async function rabbitmqctl(args: string[], container = process.env.TEST_R
 export async function closeBrokerConnections(name: string): Promise<number> {
   // The JSON formatter prints pids as #PID<...>, which close_connection does not take; the
   // tab-separated form prints <rabbit@host...> pids and client properties as Erlang terms.
-  const out = await rabbitmqctl(['list_connections', 'pid', 'client_properties', '-q', '--no-table-headers']);
+  const out = await rabbitmqctl([
+    'list_connections',
+    'pid',
+    'client_properties',
+    '-q',
+    '--no-table-headers',
+  ]);
   const marker = `{"connection_name",${JSON.stringify(name)}}`;
   const pids = out
     .split('\n')

@@ -1,5 +1,16 @@
 /** Small factories for realistic capture content. */
-const words = ['invoice', 'meeting', 'deploy', 'function', 'return', 'customer', 'total', 'screen', 'window', 'build'];
+const words = [
+  'invoice',
+  'meeting',
+  'deploy',
+  'function',
+  'return',
+  'customer',
+  'total',
+  'screen',
+  'window',
+  'build',
+];
 
 export function ocrText(seed: number, length = 300): string {
   let text = '';
@@ -23,6 +34,9 @@ export function buildItem(seed: number, overrides: Record<string, unknown> = {})
 export function buildBatch(device: string, first: number, count: number) {
   return {
     device_name: device,
-    content: { content_type: 'frames', data: Array.from({ length: count }, (_, i) => buildItem(first + i)) },
+    content: {
+      content_type: 'frames',
+      data: Array.from({ length: count }, (_, i) => buildItem(first + i)),
+    },
   };
 }

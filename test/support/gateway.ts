@@ -1,12 +1,26 @@
 import { topology } from '@screenfleet/contracts';
 import { createAmqpBus, type Bus } from '@screenfleet/bus';
-import { createGateway, createGatewayMetrics, createTokenRegistry, type TokenEntry } from '@screenfleet/gateway';
+import {
+  createGateway,
+  createGatewayMetrics,
+  createTokenRegistry,
+  type TokenEntry,
+} from '@screenfleet/gateway';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
 import { uniqueName } from '../services';
 
 export const tokens = {
-  all: { id: 'test-all', token: 'test-token-all-scopes-0001', scopes: ['ingest', 'operator', 'archive:read', 'archive:write', 'metrics'] },
-  ingestDesk1: { id: 'test-desk1', token: 'test-token-ingest-desk-1-01', scopes: ['ingest'], devices: ['desk-1'] },
+  all: {
+    id: 'test-all',
+    token: 'test-token-all-scopes-0001',
+    scopes: ['ingest', 'operator', 'archive:read', 'archive:write', 'metrics'],
+  },
+  ingestDesk1: {
+    id: 'test-desk1',
+    token: 'test-token-ingest-desk-1-01',
+    scopes: ['ingest'],
+    devices: ['desk-1'],
+  },
   operatorOnly: { id: 'test-operator', token: 'test-token-operator-only-01', scopes: ['operator'] },
 } satisfies Record<string, TokenEntry>;
 
@@ -18,7 +32,10 @@ export interface RunningGateway {
 }
 
 /** The gateway built as main.ts builds it, in this process, on a free loopback port. */
-export async function startGateway(brokerUrl: string, options: { publishTimeoutMs?: number } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  brokerUrl: string,
+  options: { publishTimeoutMs?: number } = {},
+): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
   const logger = createLogger({ service: 'gateway', level: 'silent' });
   const bus = await createAmqpBus({
@@ -31,7 +48,10 @@ export async function startGateway(brokerUrl: string, options: { publishTimeoutM
   });
   const gateway = createGateway({
     bus,
-    auth: { tokens: createTokenRegistry(Object.values(tokens)), allowUnauthenticatedLoopback: false },
+    auth: {
+      tokens: createTokenRegistry(Object.values(tokens)),
+      allowUnauthenticatedLoopback: false,
+    },
     metrics: createGatewayMetrics(createMetrics()),
     logger,
   });
@@ -53,5 +73,9 @@ export async function post(url: string, body: unknown, token: string = tokens.al
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }

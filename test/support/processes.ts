@@ -27,7 +27,7 @@ export function startService(name: string, env: Record<string, string>): Service
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
-  readline.createInterface({ input: child.stdout! }).on('line', (text) => {
+  readline.createInterface({ input: child.stdout }).on('line', (text) => {
     try {
       const line = JSON.parse(text) as Record<string, unknown>;
       lines.push(line);
@@ -36,7 +36,9 @@ export function startService(name: string, env: Record<string, string>): Service
       // not a log line
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
 
   return {
     child,
@@ -44,11 +46,16 @@ export function startService(name: string, env: Record<string, string>): Service
       const seen = lines.find((line) => pattern.test(String(line.msg)));
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`${name}: no log ${pattern} within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            done(new Error(`${name}: no log ${pattern} within ${timeoutMs} ms; stderr: ${stderr}`)),
+          timeoutMs,
+        );
         const listener = (line: Record<string, unknown>) => {
           if (pattern.test(String(line.msg))) done(undefined, line);
         };
-        const onExit = (code: number | null) => done(new Error(`${name} exited (${code}) before ${pattern}; stderr: ${stderr}`));
+        const onExit = (code: number | null) =>
+          done(new Error(`${name} exited (${code}) before ${pattern}; stderr: ${stderr}`));
         function done(error?: Error, line?: Record<string, unknown>) {
           clearTimeout(timer);
           listeners.delete(listener);

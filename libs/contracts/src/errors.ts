@@ -77,3 +77,10 @@ export class TimeoutError extends AppError {
     super('timeout', message);
   }
 }
+
+/** The agent's desktop cannot be driven (no display, no accessibility bus...). */
+export class DesktopUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('desktop_unavailable', message, [], options);
+  }
+}

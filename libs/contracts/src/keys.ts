@@ -4,10 +4,69 @@
  * canonical name each. Desktop adapters map canonical names to their platform's keys.
  */
 
-const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
-const digits = '0123456789'.split('');
-const functionKeys = Array.from({ length: 24 }, (_, i) => `f${i + 1}`);
-const namedKeys = [
+/** Canonical key names: letters, digits, F1-F24 and the named keys. */
+// prettier-ignore
+export const keyNames = [
+  'a',
+  'b',
+  'c',
+  'd',
+  'e',
+  'f',
+  'g',
+  'h',
+  'i',
+  'j',
+  'k',
+  'l',
+  'm',
+  'n',
+  'o',
+  'p',
+  'q',
+  'r',
+  's',
+  't',
+  'u',
+  'v',
+  'w',
+  'x',
+  'y',
+  'z',
+  '0',
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  '7',
+  '8',
+  '9',
+  'f1',
+  'f2',
+  'f3',
+  'f4',
+  'f5',
+  'f6',
+  'f7',
+  'f8',
+  'f9',
+  'f10',
+  'f11',
+  'f12',
+  'f13',
+  'f14',
+  'f15',
+  'f16',
+  'f17',
+  'f18',
+  'f19',
+  'f20',
+  'f21',
+  'f22',
+  'f23',
+  'f24',
   'enter',
   'tab',
   'escape',
@@ -24,14 +83,12 @@ const namedKeys = [
   'pagedown',
   'insert',
 ] as const;
-
-export const keyNames: readonly string[] = [...letters, ...digits, ...functionKeys, ...namedKeys];
 export const modifierNames = ['ctrl', 'shift', 'alt', 'meta'] as const;
 
-export type KeyName = string;
+export type KeyName = (typeof keyNames)[number];
 export type ModifierName = (typeof modifierNames)[number];
 
-const keyAliases: Record<string, string> = {
+const keyAliases: Record<string, KeyName> = {
   return: 'enter',
   esc: 'escape',
   del: 'delete',
@@ -60,13 +117,13 @@ const modifierAliases: Record<string, ModifierName> = {
   windows: 'meta',
 };
 
-const knownKeys = new Set(keyNames);
+const knownKeys = new Set<string>(keyNames);
 
 /** The canonical key name, or undefined when the name is not allowed. */
 export function toKeyName(name: string): KeyName | undefined {
   const lower = name.trim().toLowerCase();
   const canonical = keyAliases[lower] ?? lower;
-  return knownKeys.has(canonical) ? canonical : undefined;
+  return knownKeys.has(canonical) ? (canonical as KeyName) : undefined;
 }
 
 export function toModifierName(name: string): ModifierName | undefined {

@@ -17,7 +17,7 @@ void runMain(
     const config = loadConfig(ingestConfigSpec);
     const logger = createLogger({ service: 'ingest-worker', level: config.logLevel });
     const registry = createMetrics();
-    const store = await createMongoContentStore({
+    const store = createMongoContentStore({
       url: config.mongodbUrl,
       database: config.database,
       logger,

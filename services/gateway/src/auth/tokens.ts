@@ -69,7 +69,7 @@ export function parseTokens(json: string): TokenEntry[] {
       id: entry.id,
       token: entry.token,
       scopes: entry.scopes as Scope[],
-      ...(entry.devices ? { devices: entry.devices as string[] } : {}),
+      ...(entry.devices ? { devices: entry.devices } : {}),
     };
   });
 }

@@ -35,34 +35,30 @@ interface BodyParserError {
   limit?: number;
 }
 
+const bodyErrors: Record<string, (error: BodyParserError) => HttpError> = {
+  'entity.too.large': (error) =>
+    new HttpError(413, 'too_large', `the body is larger than ${error.limit ?? '?'} bytes`),
+  'entity.parse.failed': () => new HttpError(400, 'invalid_json', 'the body is not valid JSON'),
+  'charset.unsupported': () =>
+    new HttpError(415, 'unsupported_encoding', 'the body must be UTF-8 JSON'),
+  'encoding.unsupported': () =>
+    new HttpError(
+      415,
+      'unsupported_encoding',
+      'Content-Encoding must be gzip, deflate, br or none',
+    ),
+  'body.invalid_utf8': () => new HttpError(400, 'invalid_utf8', 'the body is not valid UTF-8'),
+  'request.aborted': () => new HttpError(400, 'aborted', 'the request was aborted'),
+};
+
 /** Translates body-parser's errors into our HTTP errors (413, 400, 415). */
 export function toBodyError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   const parsed = error as BodyParserError;
-  switch (parsed.type) {
-    case 'entity.too.large':
-      return new HttpError(
-        413,
-        'too_large',
-        `the body is larger than ${parsed.limit ?? '?'} bytes`,
-      );
-    case 'entity.parse.failed':
-      return new HttpError(400, 'invalid_json', 'the body is not valid JSON');
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
-      return new HttpError(
-        415,
-        'unsupported_encoding',
-        'the body must be UTF-8 JSON without content encoding',
-      );
-    case 'body.invalid_utf8':
-      return new HttpError(400, 'invalid_utf8', 'the body is not valid UTF-8');
-    case 'request.aborted':
-      return new HttpError(400, 'aborted', 'the request was aborted');
-    default:
-      // Other client-side body failures (e.g. a corrupt gzip/deflate/br stream) carry a 4xx.
-      return typeof parsed.status === 'number' && parsed.status >= 400 && parsed.status < 500
-        ? new HttpError(400, 'invalid_body', 'the body could not be read (corrupt compression?)')
-        : undefined;
-  }
+  const known = parsed.type ? bodyErrors[parsed.type] : undefined;
+  if (known) return known(parsed);
+  // Other client-side body failures (e.g. a corrupt gzip/deflate/br stream) carry a 4xx.
+  return typeof parsed.status === 'number' && parsed.status >= 400 && parsed.status < 500
+    ? new HttpError(400, 'invalid_body', 'the body could not be read (corrupt compression?)')
+    : undefined;
 }
