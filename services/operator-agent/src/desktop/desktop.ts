@@ -1,0 +1,114 @@
+/**
+ * The Desktop port: what the operator agent needs from the desktop it runs on. Nothing here is
+ * specific to one platform; Linux (AT-SPI + nut-js) is the first adapter, macOS AX and Windows
+ * UI Automation fit the same shape (a tree of accessible elements with a role, a name, screen
+ * bounds and a focus action; synthetic key events).
+ */
+import {
+  ConflictError,
+  modifierNames,
+  toKeyName,
+  toModifierName,
+  ValidationError,
+  type KeyName,
+  type ModifierName,
+} from '@screenfleet/contracts';
+
+/** Screen coordinates in pixels, origin at the top-left of the primary screen. */
+export interface Bounds {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * How sure we are that focusing the element and pressing a key does something useful:
+ * 'definite' for controls that take input (buttons, text fields, ...), 'sometimes' for other
+ * focusable elements (documents, groups, panes), 'none' for elements that cannot take focus.
+ */
+export type Interactability = 'definite' | 'sometimes' | 'none';
+
+/**
+ * An element reference, opaque outside the adapter that made it (on Linux the application's
+ * unique bus name followed by the object path). Valid until the element or its app goes away.
+ */
+export type ElementRef = string & { readonly __elementRef: never };
+
+export interface UiElement {
+  /** The platform's role name, lower case ('push button', 'entry', 'AXButton' ...). */
+  role: string;
+  /** The accessible name (the label a user reads). */
+  name: string;
+  bounds: Bounds;
+  /** The application's accessible name ('Chromium', 'gedit' ...). */
+  app: string;
+  /** The title of the top-level window the element belongs to ('' when unknown). */
+  window: string;
+  ref: ElementRef;
+  interactability: Interactability;
+  /** The DOM id when the element belongs to a web page and has one. */
+  domId?: string;
+}
+
+export interface ElementFilter {
+  /** The application's name, compared case-insensitively as a whole. */
+  appName?: string;
+  /** Part of the window title, compared case-insensitively. */
+  windowName?: string;
+}
+
+export type { KeyName, ModifierName } from '@screenfleet/contracts';
+export { DesktopUnavailableError } from '@screenfleet/contracts';
+
+/**
+ * Checks a key and its modifiers before anything is pressed, so a bad name never leaves a
+ * modifier held. Callers resolve aliases first (libs/contracts); only canonical names pass.
+ * Returns the modifiers without duplicates, in the order given.
+ */
+export function validateKeyPress(key: string, modifiers: readonly string[]): ModifierName[] {
+  const errors = [];
+  if (toKeyName(key) !== key) {
+    errors.push({ path: 'key', rule: 'allowed-values', detail: `unknown key name '${key}'` });
+  }
+  modifiers.forEach((modifier, i) => {
+    if (toModifierName(modifier) !== modifier) {
+      errors.push({
+        path: `modifiers[${i}]`,
+        rule: 'allowed-values',
+        detail: `unknown modifier '${modifier}' (allowed: ${modifierNames.join(', ')})`,
+      });
+    }
+  });
+  if (errors.length > 0) throw new ValidationError('Invalid key press', errors);
+  return [...new Set(modifiers as ModifierName[])];
+}
+
+export interface Desktop {
+  /**
+   * Every interactable element (focusable, showing, with screen bounds) of the matching apps
+   * and windows, in a stable order: apps as the platform lists them, then document order.
+   * Callers address elements by their index in this full list.
+   */
+  listElements(filter: ElementFilter): Promise<UiElement[]>;
+  /** Gives the element keyboard focus; falls back to a click at its centre. */
+  focus(element: UiElement): Promise<void>;
+  /** The element as it is now (role, name, bounds), or null when it is gone. */
+  describe(element: UiElement): Promise<UiElement | null>;
+  /**
+   * Holds the modifiers, presses and releases the key, then releases every modifier, also when
+   * the press fails. Presses never interleave: concurrent calls run one after the other.
+   */
+  pressKey(key: KeyName, modifiers: ModifierName[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The answer of a platform's pre-flight check: can this process drive the desktop? */
+export type DesktopCheck = { ok: true } | { ok: false; reason: string };
+
+/** The element no longer exists (its window closed, the page removed it, the app restarted). */
+export class ElementGoneError extends ConflictError {
+  constructor(readonly element: Pick<UiElement, 'role' | 'name' | 'ref'>) {
+    super(`The element '${element.name}' (${element.role}) is gone`);
+  }
+}

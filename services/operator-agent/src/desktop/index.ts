@@ -1,0 +1,2 @@
+export * from './desktop';
+export * from './linux';

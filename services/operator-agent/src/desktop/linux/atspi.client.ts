@@ -1,0 +1,280 @@
+/**
+ * A thin AT-SPI client over dbus-next: raw method calls (no proxy objects, which introspect
+ * every node and cannot reach Chromium's Properties), each with a timeout because dbus-next
+ * calls otherwise wait forever on a hung application.
+ */
+import { DBusError, Message, sessionBus, type MessageBus } from 'dbus-next';
+import { TimeoutError } from '@screenfleet/contracts';
+import { DesktopUnavailableError } from '../desktop';
+import {
+  A11Y_BUS,
+  CACHE_PATH,
+  COORD_TYPE_SCREEN,
+  GONE_ERRORS,
+  IFACE,
+  REGISTRY,
+} from './atspi.constants';
+
+/** An accessible object: the unique bus name of its application and its object path. */
+export interface ObjectRef {
+  bus: string;
+  path: string;
+}
+
+/** One node of an application's accessible tree, as Cache.GetItems describes it. */
+export interface AtspiNode {
+  ref: ObjectRef;
+  parent: ObjectRef;
+  indexInParent: number;
+  interfaces: string[];
+  name: string;
+  role: number;
+  /** The two 32-bit AtspiStateSet words. */
+  states: [number, number];
+}
+
+export interface Extents {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** True for the DBus errors that mean the object or its application no longer exists. */
+export function isGoneError(error: unknown): boolean {
+  return error instanceof DBusError && GONE_ERRORS.has(error.type);
+}
+
+function asRef(value: unknown): ObjectRef {
+  const [bus, path] = value as [string, string];
+  return { bus, path };
+}
+
+/** Parses one `(so)(so)(so)iiassusau` entry of Cache.GetItems. */
+export function parseCacheItem(item: unknown): AtspiNode {
+  const fields = item as unknown[];
+  const states = (fields[9] as number[] | undefined) ?? [];
+  return {
+    ref: asRef(fields[0]),
+    parent: asRef(fields[2]),
+    indexInParent: Number(fields[3]),
+    interfaces: fields[5] as string[],
+    name: String(fields[6]),
+    role: Number(fields[7]),
+    states: [states[0] ?? 0, states[1] ?? 0],
+  };
+}
+
+export class AtspiClient {
+  private readonly roleNames = new Map<number, string>();
+  /** Apps whose cache answered UnknownMethod: walk them instead. */
+  private readonly noCache = new Set<string>();
+  private broken: unknown;
+
+  private constructor(
+    private readonly bus: MessageBus,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /**
+   * Connects to the accessibility bus announced on the given session bus and registers for
+   * one event: Chromium only answers Cache.GetItems once some client has registered.
+   */
+  static async connect(sessionBusAddress: string, timeoutMs: number): Promise<AtspiClient> {
+    const address = await getA11yBusAddress(sessionBusAddress, timeoutMs);
+    const bus = sessionBus({ busAddress: address });
+    const client = new AtspiClient(bus, timeoutMs);
+    // dbus-next emits 'error' on a dropped connection (without a listener Node would throw);
+    // later calls would only time out, so remember it and fail them at once.
+    bus.on('error', (error: unknown) => {
+      client.broken = error;
+    });
+    try {
+      await client.call(REGISTRY.name, REGISTRY.path, IFACE.registry, 'RegisterEvent', 'sass', [
+        'object:children-changed',
+        [],
+        '',
+      ]);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  close(): void {
+    this.bus.disconnect();
+  }
+
+  async call(
+    destination: string,
+    path: string,
+    iface: string,
+    member: string,
+    signature = '',
+    body: unknown[] = [],
+  ): Promise<unknown[]> {
+    if (this.broken !== undefined) {
+      throw new DesktopUnavailableError('The accessibility bus connection is lost', {
+        cause: this.broken,
+      });
+    }
+    const message = new Message({ destination, path, interface: iface, member, signature, body });
+    const reply = await withTimeout(
+      this.bus.call(message),
+      this.timeoutMs,
+      `${iface}.${member} on ${destination}`,
+    );
+    return (reply?.body as unknown[] | undefined) ?? [];
+  }
+
+  /** The applications registered on the bus, in the registry's order. */
+  async applications(): Promise<ObjectRef[]> {
+    const [children] = await this.call(
+      REGISTRY.name,
+      REGISTRY.rootPath,
+      IFACE.accessible,
+      'GetChildren',
+    );
+    return (children as unknown[]).map(asRef);
+  }
+
+  async name(ref: ObjectRef): Promise<string> {
+    const [variant] = await this.call(ref.bus, ref.path, IFACE.properties, 'Get', 'ss', [
+      IFACE.accessible,
+      'Name',
+    ]);
+    return String((variant as { value: unknown }).value);
+  }
+
+  async role(ref: ObjectRef): Promise<number> {
+    const [role] = await this.call(ref.bus, ref.path, IFACE.accessible, 'GetRole');
+    return Number(role);
+  }
+
+  /** The role's name ('push button' ...); names are fixed per role number, so cached. */
+  async roleName(ref: ObjectRef, role: number): Promise<string> {
+    const known = this.roleNames.get(role);
+    if (known !== undefined) return known;
+    const [name] = await this.call(ref.bus, ref.path, IFACE.accessible, 'GetRoleName');
+    this.roleNames.set(role, String(name));
+    return String(name);
+  }
+
+  async states(ref: ObjectRef): Promise<[number, number]> {
+    const [words] = await this.call(ref.bus, ref.path, IFACE.accessible, 'GetState');
+    const [low, high] = words as number[];
+    return [low ?? 0, high ?? 0];
+  }
+
+  async interfaces(ref: ObjectRef): Promise<string[]> {
+    const [names] = await this.call(ref.bus, ref.path, IFACE.accessible, 'GetInterfaces');
+    return names as string[];
+  }
+
+  async extents(ref: ObjectRef): Promise<Extents> {
+    const [box] = await this.call(ref.bus, ref.path, IFACE.component, 'GetExtents', 'u', [
+      COORD_TYPE_SCREEN,
+    ]);
+    const [x, y, width, height] = box as number[];
+    return { x: x ?? 0, y: y ?? 0, width: width ?? 0, height: height ?? 0 };
+  }
+
+  async attributes(ref: ObjectRef): Promise<Record<string, string>> {
+    const [attributes] = await this.call(ref.bus, ref.path, IFACE.accessible, 'GetAttributes');
+    return (attributes as Record<string, string> | undefined) ?? {};
+  }
+
+  async grabFocus(ref: ObjectRef): Promise<boolean> {
+    const [ok] = await this.call(ref.bus, ref.path, IFACE.component, 'GrabFocus');
+    return ok === true;
+  }
+
+  /**
+   * Every node of an application: Cache.GetItems in one call when the app offers it, else the
+   * recursive walk (ten times slower, but every toolkit answers it).
+   */
+  async nodes(app: ObjectRef): Promise<AtspiNode[]> {
+    if (!this.noCache.has(app.bus)) {
+      try {
+        const [items] = await this.call(app.bus, CACHE_PATH, IFACE.cache, 'GetItems');
+        const nodes = (items as unknown[]).map(parseCacheItem);
+        if (nodes.length > 0) return nodes;
+      } catch (error) {
+        if (isGoneError(error)) throw error;
+        if (error instanceof DBusError && error.type.endsWith('UnknownMethod')) {
+          // Remember only a definite "no cache"; Chromium says so until RegisterEvent lands.
+          this.noCache.add(app.bus);
+        }
+      }
+    }
+    return this.walk(app);
+  }
+
+  private async walk(app: ObjectRef): Promise<AtspiNode[]> {
+    const nodes: AtspiNode[] = [];
+    const visit = async (ref: ObjectRef, parent: ObjectRef, index: number): Promise<void> => {
+      const [role, states, interfaces, name, children] = await Promise.all([
+        this.role(ref),
+        this.states(ref),
+        this.interfaces(ref),
+        this.name(ref),
+        this.call(ref.bus, ref.path, IFACE.accessible, 'GetChildren'),
+      ]);
+      nodes.push({ ref, parent, indexInParent: index, interfaces, name, role, states });
+      const childRefs = (children[0] as unknown[]).map(asRef);
+      await Promise.all(
+        childRefs.map((child, i) =>
+          visit(child, ref, i).catch((error: unknown) => {
+            // A child removed while we walk is simply not there any more.
+            if (!isGoneError(error)) throw error;
+          }),
+        ),
+      );
+    };
+    await visit(app, { bus: '', path: '' }, -1);
+    return nodes;
+  }
+}
+
+async function getA11yBusAddress(sessionBusAddress: string, timeoutMs: number): Promise<string> {
+  const session = sessionBus({ busAddress: sessionBusAddress });
+  // An unreachable bus only emits 'error'; the call itself would wait for the timeout.
+  const failed = new Promise<never>((_, reject) => session.on('error', reject));
+  failed.catch(() => undefined); // also when the race is already over
+  try {
+    const reply = await withTimeout(
+      Promise.race([
+        failed,
+        session.call(
+          new Message({
+            destination: A11Y_BUS.name,
+            path: A11Y_BUS.path,
+            interface: A11Y_BUS.iface,
+            member: 'GetAddress',
+          }),
+        ),
+      ]),
+      timeoutMs,
+      'org.a11y.Bus.GetAddress',
+    );
+    const address = reply?.body[0] as unknown;
+    if (typeof address !== 'string' || address === '') {
+      throw new Error('org.a11y.Bus.GetAddress returned no address');
+    }
+    return address;
+  } finally {
+    session.disconnect();
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new TimeoutError(`${what} did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,3 @@
+export { createLinuxDesktop, type LinuxDesktopOptions } from './linux-desktop';
+export { checkDesktop, type LinuxDesktopEnv, type CheckOptions } from './check-desktop';
+export { nutInput, pressWithModifiers, type KeyboardDriver, type NutInput } from './nut.input';

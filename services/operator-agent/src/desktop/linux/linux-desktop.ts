@@ -1,0 +1,210 @@
+/**
+ * The Desktop port on Linux: AT-SPI over D-Bus to read the UI and focus elements, nut-js
+ * (XTest) for keys and the fallback click.
+ */
+import {
+  DesktopUnavailableError,
+  ElementGoneError,
+  validateKeyPress,
+  type Desktop,
+  type ElementFilter,
+  type ElementRef,
+  type KeyName,
+  type ModifierName,
+  type UiElement,
+} from '../desktop';
+import { AtspiClient, isGoneError, type AtspiNode, type ObjectRef } from './atspi.client';
+import { ROLE, STATE } from './atspi.constants';
+import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
+import { hasState, orderCandidates, type Candidate } from './element-tree';
+import { interactabilityOf } from './interactability';
+import { nutKeyName, nutModifierName } from './keys';
+import { nutInput, pressWithModifiers } from './nut.input';
+
+export interface LinuxDesktopOptions {
+  /** DISPLAY and DBUS_SESSION_BUS_ADDRESS of the desktop (plus XAUTHORITY when needed). */
+  env: LinuxDesktopEnv;
+  /** Per D-Bus call; a hung application must not hang the agent. Default 5000. */
+  callTimeoutMs?: number;
+  /** How long focus() waits for the element to report focused before it clicks. Default 1000. */
+  focusTimeoutMs?: number;
+  /** For the pre-flight check. Default 3000. */
+  checkTimeoutMs?: number;
+}
+
+export function encodeRef(ref: ObjectRef): ElementRef {
+  return `${ref.bus}${ref.path}` as ElementRef;
+}
+
+/** Bus names never contain '/', object paths always start with it. */
+export function decodeRef(ref: ElementRef): ObjectRef {
+  const slash = ref.indexOf('/');
+  if (slash <= 0) throw new Error(`Not a Linux element reference: '${ref}'`);
+  return { bus: ref.slice(0, slash), path: ref.slice(slash) };
+}
+
+function matches(filterValue: string | undefined, actual: string, whole: boolean): boolean {
+  if (filterValue === undefined || filterValue === '') return true;
+  const wanted = filterValue.trim().toLowerCase();
+  const value = actual.toLowerCase();
+  return whole ? value === wanted : value.includes(wanted);
+}
+
+async function waitFocused(
+  atspi: AtspiClient,
+  ref: ObjectRef,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (hasState(await atspi.states(ref), STATE.focused)) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+/**
+ * Checks the desktop first (DesktopUnavailableError with the reason when it cannot be driven),
+ * then connects to the accessibility bus. nut-js loads on the first key press or click.
+ */
+export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<Desktop> {
+  const { env } = options;
+  const callTimeoutMs = options.callTimeoutMs ?? 5000;
+  const focusTimeoutMs = options.focusTimeoutMs ?? 1000;
+  const check = await checkDesktop(env, { timeoutMs: options.checkTimeoutMs ?? 3000 });
+  if (!check.ok) throw new DesktopUnavailableError(check.reason);
+  let client: AtspiClient;
+  try {
+    client = await AtspiClient.connect(env.DBUS_SESSION_BUS_ADDRESS ?? '', callTimeoutMs);
+  } catch (error) {
+    throw new DesktopUnavailableError('Cannot connect to the accessibility bus', { cause: error });
+  }
+  const input = nutInput({ ...env });
+  let closed = false;
+  const open = (): AtspiClient => {
+    if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
+    return client;
+  };
+
+  /** Reads what the cache does not carry; null when the element vanished meanwhile. */
+  const toElement = async (
+    atspi: AtspiClient,
+    app: string,
+    { node, window }: Candidate,
+  ): Promise<UiElement | null> => {
+    try {
+      const [bounds, attributes, role] = await Promise.all([
+        atspi.extents(node.ref),
+        atspi.attributes(node.ref),
+        atspi.roleName(node.ref, node.role),
+      ]);
+      if (bounds.width <= 0 || bounds.height <= 0) return null;
+      const element: UiElement = {
+        role,
+        name: node.name,
+        bounds,
+        app,
+        window,
+        ref: encodeRef(node.ref),
+        interactability: interactabilityOf(role, true),
+      };
+      if (attributes.id) element.domId = attributes.id;
+      return element;
+    } catch (error) {
+      if (isGoneError(error)) return null;
+      throw error;
+    }
+  };
+
+  const appElements = async (
+    atspi: AtspiClient,
+    app: ObjectRef,
+    filter: ElementFilter,
+  ): Promise<UiElement[]> => {
+    let appName: string;
+    let nodes: AtspiNode[];
+    try {
+      appName = await atspi.name(app);
+      if (!matches(filter.appName, appName, true)) return [];
+      nodes = await atspi.nodes(app);
+    } catch (error) {
+      if (isGoneError(error)) return []; // the app quit while we listed
+      throw error;
+    }
+    const candidates = orderCandidates(app, nodes).filter((c) =>
+      matches(filter.windowName, c.window, false),
+    );
+    const elements = await Promise.all(candidates.map((c) => toElement(atspi, appName, c)));
+    return elements.filter((e): e is UiElement => e !== null);
+  };
+
+  return {
+    async listElements(filter) {
+      const atspi = open();
+      const apps = await atspi.applications();
+      const perApp = await Promise.all(apps.map((app) => appElements(atspi, app, filter)));
+      return perApp.flat();
+    },
+
+    async describe(element) {
+      const atspi = open();
+      const ref = decodeRef(element.ref);
+      try {
+        const role = await atspi.role(ref);
+        if (role === ROLE.invalid) return null;
+        const [name, roleName, states, bounds] = await Promise.all([
+          atspi.name(ref),
+          atspi.roleName(ref, role),
+          atspi.states(ref),
+          atspi.extents(ref),
+        ]);
+        return {
+          ...element,
+          role: roleName,
+          name,
+          bounds,
+          interactability: interactabilityOf(roleName, hasState(states, STATE.focusable)),
+        };
+      } catch (error) {
+        if (isGoneError(error)) return null;
+        throw error;
+      }
+    },
+
+    async focus(element) {
+      const atspi = open();
+      const ref = decodeRef(element.ref);
+      let bounds = element.bounds;
+      try {
+        // GrabFocus answers before the page has moved its focus: a key sent right away can
+        // still land on the previously focused element. Wait for the focused state.
+        if ((await atspi.grabFocus(ref)) && (await waitFocused(atspi, ref, focusTimeoutMs))) return;
+        bounds = await atspi.extents(ref);
+      } catch (error) {
+        if (isGoneError(error)) throw new ElementGoneError(element);
+        // Some toolkits do not implement GrabFocus: the click below still focuses.
+      }
+      await input.click(
+        Math.round(bounds.x + bounds.width / 2),
+        Math.round(bounds.y + bounds.height / 2),
+      );
+    },
+
+    async pressKey(key: KeyName, modifiers: ModifierName[]) {
+      open();
+      const held = validateKeyPress(key, modifiers);
+      const nutKey = nutKeyName(key);
+      const nutModifiers = held.map(nutModifierName);
+      await input.withKeyboard((keyboard) => pressWithModifiers(keyboard, nutKey, nutModifiers));
+    },
+
+    close() {
+      if (!closed) {
+        closed = true;
+        client.close();
+        input.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * Synthetic input through @nut-tree-fork/nut-js (libnut, XTest underneath), in a child process
+ * per desktop. libnut keeps one X connection per process and Xlib ends the process when that
+ * connection breaks: a null display is a SIGSEGV, an X server that goes away is exit(1) from
+ * Xlib's IO error handler (also at exit, from libnut's atexit close). In a child, that is an
+ * 'input process exited' error here, and the next action starts a fresh child.
+ *
+ * The child loads nut-js only after checkDesktop() passed. Key toggles go one by one over IPC
+ * so the release-everything logic below (and tests) can wrap them; if this process dies, the
+ * child releases whatever it still holds when the IPC channel closes, then exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { DesktopUnavailableError } from '../desktop';
+
+/** Key toggles by nut-js `Key` name ('LeftShift', 'A', 'Return' ...). */
+export interface KeyboardDriver {
+  pressKey(key: string): Promise<void>;
+  releaseKey(key: string): Promise<void>;
+}
+
+export interface NutInput {
+  /** Runs `action` with this desktop's keyboard; actions of one desktop never interleave. */
+  withKeyboard<T>(action: (keyboard: KeyboardDriver) => Promise<T>): Promise<T>;
+  click(x: number, y: number): Promise<void>;
+  close(): void;
+}
+
+// Plain JS run with `node -e`: compiled output and ts-jest alike can start it.
+const WORKER_SOURCE = `
+'use strict';
+const nut = require(process.argv[1]);
+nut.keyboard.config.autoDelayMs = 0;
+nut.mouse.config.autoDelayMs = 0;
+// nut-js's constructor also set libnut's own delay: a blocking 300 ms sleep per toggle.
+nut.providerRegistry.getKeyboard().setKeyboardDelay(0);
+nut.providerRegistry.getMouse().setMouseDelay(0);
+const held = new Set();
+const key = (name) => {
+  const code = nut.Key[name];
+  if (typeof code !== 'number') throw new Error('nut-js has no key ' + name);
+  return code;
+};
+process.on('message', async (msg) => {
+  let error;
+  try {
+    if (msg.op === 'down') { const code = key(msg.key); held.add(code); await nut.keyboard.pressKey(code); }
+    else if (msg.op === 'up') { const code = key(msg.key); await nut.keyboard.releaseKey(code); held.delete(code); }
+    else if (msg.op === 'click') { await nut.mouse.setPosition(new nut.Point(msg.x, msg.y)); await nut.mouse.leftClick(); }
+    else throw new Error('unknown op ' + msg.op);
+  } catch (e) { error = String((e && e.message) || e); }
+  process.send({ id: msg.id, error });
+});
+process.on('disconnect', async () => {
+  for (const code of held) { try { await nut.keyboard.releaseKey(code); } catch (e) {} }
+  process.exit(0);
+});
+process.send({ ready: true });
+`;
+
+interface Reply {
+  id?: number;
+  error?: string;
+  ready?: boolean;
+}
+
+/**
+ * Holds the modifiers, presses and releases the key, then releases every modifier in reverse
+ * order, whatever failed on the way. A key that may have gone down is always released; the
+ * first error is rethrown after the releases.
+ */
+export async function pressWithModifiers(
+  keyboard: KeyboardDriver,
+  key: string,
+  modifiers: readonly string[],
+): Promise<void> {
+  const held: string[] = [];
+  let failure: { error: unknown } | undefined;
+  try {
+    for (const modifier of modifiers) {
+      held.push(modifier);
+      await keyboard.pressKey(modifier);
+    }
+    held.push(key);
+    await keyboard.pressKey(key);
+  } catch (error) {
+    failure = { error };
+  }
+  for (const name of held.reverse()) {
+    try {
+      await keyboard.releaseKey(name);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure) throw failure.error;
+}
+
+/** Input for one X display. Use only after checkDesktop() said the display answers. */
+export function nutInput(env: NodeJS.ProcessEnv, startTimeoutMs = 15_000): NutInput {
+  let child: ChildProcess | undefined;
+  let starting: Promise<ChildProcess> | undefined;
+  let nextId = 0;
+  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  const start = (): Promise<ChildProcess> =>
+    new Promise((resolve, reject) => {
+      const nutPath = require.resolve('@nut-tree-fork/nut-js');
+      const proc = spawn(process.execPath, ['-e', WORKER_SOURCE, nutPath], {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      });
+      let stderr = '';
+      proc.stderr?.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString('utf8')).slice(-2000);
+      });
+      const timer = setTimeout(() => {
+        proc.kill('SIGKILL');
+        reject(
+          new DesktopUnavailableError(`The input process did not start in ${startTimeoutMs} ms`),
+        );
+      }, startTimeoutMs);
+      proc.on('message', (reply: Reply) => {
+        if (reply.ready) {
+          clearTimeout(timer);
+          resolve(proc);
+          return;
+        }
+        const waiter = reply.id === undefined ? undefined : pending.get(reply.id);
+        if (!waiter || reply.id === undefined) return;
+        pending.delete(reply.id);
+        if (reply.error === undefined) waiter.resolve();
+        else waiter.reject(new Error(reply.error));
+      });
+      proc.on('error', (error) => {
+        clearTimeout(timer);
+        reject(new DesktopUnavailableError('Cannot start the input process', { cause: error }));
+      });
+      proc.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (child === proc) child = undefined;
+        const error = new DesktopUnavailableError(
+          `The input process exited (${signal ?? code}): ${stderr.trim() || 'no output'}`,
+        );
+        reject(error);
+        for (const waiter of pending.values()) waiter.reject(error);
+        pending.clear();
+      });
+    });
+
+  const request = async (message: Record<string, unknown>): Promise<void> => {
+    if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
+    if (!child) {
+      starting ??= start().finally(() => (starting = undefined));
+      child = await starting;
+    }
+    const proc = child;
+    const id = ++nextId;
+    return new Promise<void>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      proc.send({ ...message, id });
+    });
+  };
+
+  const exclusive = <T>(action: () => Promise<T>): Promise<T> => {
+    const run = queue.then(action, action);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const keyboard: KeyboardDriver = {
+    pressKey: (key) => request({ op: 'down', key }),
+    releaseKey: (key) => request({ op: 'up', key }),
+  };
+
+  return {
+    withKeyboard: (action) => exclusive(() => action(keyboard)),
+    click: (x, y) => exclusive(() => request({ op: 'click', x, y })),
+    close: () => {
+      closed = true;
+      // Disconnecting lets the child release anything held before it exits.
+      const proc = child;
+      child = undefined;
+      if (proc?.connected) proc.disconnect();
+      // A child stuck in X (server hung) still goes away.
+      if (proc) setTimeout(() => proc.kill('SIGKILL'), 2000).unref();
+    },
+  };
+}
