@@ -1,0 +1,241 @@
+import { EventEmitter } from 'node:events';
+import type { Channel, ConsumeMessage } from 'amqplib';
+import {
+  BrokerUnavailableError,
+  DeviceUnavailableError,
+  exchangeNames,
+  type Envelope,
+  type Topology,
+} from '@screenfleet/contracts';
+import { ReconnectingConnection } from './amqp.connection';
+import { Consumer, type ConsumerSpec } from './amqp.consumer';
+import { encodeEnvelope } from './amqp.message';
+import { ConfirmPublisher } from './amqp.publisher';
+import { RpcClient } from './amqp.rpc-client';
+import type { BackoffOptions } from '@screenfleet/runtime';
+import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
+import { componentLogger, silentLogger, type Logger } from './logger';
+
+export interface AmqpBusOptions {
+  url: string;
+  /** Asserted on every channel (re)open. */
+  topology: Topology;
+  /** Shown by the broker (rabbitmqctl list_connections client_properties); tests close it by name. */
+  connectionName: string;
+  logger?: Logger;
+  reconnect: BackoffOptions;
+  /** How long a publish waits for the broker's confirm before failing. */
+  publishTimeoutMs: number;
+  /** The direct exchange device commands go through; must be in the topology. */
+  operatorExchange?: string;
+}
+
+/** Connects (rejecting BrokerUnavailableError if the first attempt fails), then stays connected. */
+export async function createAmqpBus(options: AmqpBusOptions): Promise<Bus> {
+  const bus = new AmqpBus(options);
+  await bus.start();
+  return bus;
+}
+
+/** Serving requests one after another keeps a slow server from piling up stale requests. */
+const SERVE_PREFETCH = 1;
+
+class AmqpBus implements Bus {
+  readonly events = new EventEmitter<BusEvents>();
+  private readonly logger: Logger;
+  private readonly connection: ReconnectingConnection;
+  private readonly publisher: ConfirmPublisher;
+  private readonly rpc: RpcClient;
+  private readonly consumers = new Set<Consumer>();
+  private readonly operatorExchange: string;
+  private closed = false;
+
+  constructor(private readonly options: AmqpBusOptions) {
+    this.logger = componentLogger(options.logger ?? silentLogger, 'bus');
+    this.operatorExchange = options.operatorExchange ?? exchangeNames.operator;
+    this.connection = new ReconnectingConnection({
+      url: options.url,
+      connectionName: options.connectionName,
+      reconnect: options.reconnect,
+      logger: this.logger,
+    });
+    this.publisher = new ConfirmPublisher(
+      this.connection,
+      options.topology,
+      options.publishTimeoutMs,
+      this.logger,
+    );
+    this.rpc = new RpcClient(this.connection, options.topology, this.events, this.logger);
+    const { events } = this.connection;
+    events.on('connected', () => this.events.emit('connected'));
+    events.on('disconnected', (reason) => this.events.emit('disconnected', reason));
+    events.on('blocked', (reason) => this.events.emit('blocked', reason));
+    events.on('unblocked', () => this.events.emit('unblocked'));
+    events.on('channel-reopened', (channel) => this.events.emit('channel-reopened', channel));
+  }
+
+  async start(): Promise<void> {
+    await this.connection.add(this.publisher);
+    await this.connection.add(this.rpc);
+    await this.connection.start();
+  }
+
+  isConnected(): boolean {
+    return this.connection.isReady();
+  }
+
+  async publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void> {
+    this.assertOpen();
+    await this.publisher.publish(exchange, routingKey, envelope);
+  }
+
+  consume<T>(
+    queue: string,
+    handler: (delivery: Delivery<T>) => Promise<Outcome>,
+    options: { prefetch: number },
+  ): Promise<Subscription> {
+    return this.subscribe({
+      name: queue,
+      prefetch: options.prefetch,
+      prepare: () => Promise.resolve(queue),
+      handle: (envelope, message) =>
+        handler({
+          envelope: envelope as Envelope<T>,
+          redelivered: message.fields.redelivered,
+          deliveryCount: deliveryCountOf(message),
+        }),
+    });
+  }
+
+  async call<Res>(
+    queue: string,
+    request: Envelope,
+    options: { timeoutMs: number },
+  ): Promise<Envelope<Res>> {
+    this.assertOpen();
+    const reply = await this.rpc.request('', queue, request, {
+      timeoutMs: options.timeoutMs,
+      timeoutMessage: `no reply from queue "${queue}" within ${options.timeoutMs} ms`,
+    });
+    return reply as Envelope<Res>;
+  }
+
+  serve<Req, Res>(
+    queue: string,
+    handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+  ): Promise<Subscription> {
+    return this.subscribe({
+      name: queue,
+      prefetch: SERVE_PREFETCH,
+      prepare: () => Promise.resolve(queue),
+      handle: (envelope, message, channel) =>
+        this.answer(queue, envelope as Envelope<Req>, message, channel, handler),
+    });
+  }
+
+  async sendToDevice<Res>(
+    device: string,
+    command: Envelope,
+    options: { timeoutMs: number },
+  ): Promise<Envelope<Res>> {
+    this.assertOpen();
+    const reply = await this.rpc.request(this.operatorExchange, device, command, {
+      timeoutMs: options.timeoutMs,
+      unroutable: () => new DeviceUnavailableError(`no agent is connected for device "${device}"`),
+      timeoutMessage: `device "${device}" did not answer within ${options.timeoutMs} ms`,
+    });
+    return reply as Envelope<Res>;
+  }
+
+  serveDevice<Req, Res>(
+    device: string,
+    handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
+  ): Promise<Subscription> {
+    return this.subscribe({
+      name: `device ${device}`,
+      // Commands run in order, one at a time: key presses must not interleave.
+      prefetch: 1,
+      // A fresh queue per connection, gone with it: "no queue bound" is how senders learn the
+      // agent is offline.
+      prepare: async (channel) => {
+        const { queue } = await channel.assertQueue('', {
+          exclusive: true,
+          autoDelete: true,
+          durable: false,
+        });
+        await channel.bindQueue(queue, this.operatorExchange, device);
+        return queue;
+      },
+      handle: (envelope, message, channel) =>
+        this.answer(`device ${device}`, envelope as Envelope<Req>, message, channel, handler),
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.rpc.failAll(new BrokerUnavailableError('the bus is closing'));
+    await Promise.all([...this.consumers].map((consumer) => consumer.cancel()));
+    await this.publisher.drain();
+    await this.connection.close();
+  }
+
+  private async subscribe(spec: ConsumerSpec): Promise<Subscription> {
+    this.assertOpen();
+    const consumer = new Consumer(
+      this.connection,
+      this.options.topology,
+      this.events,
+      this.logger,
+      spec,
+    );
+    await this.connection.add(consumer);
+    this.consumers.add(consumer);
+    return {
+      cancel: async () => {
+        this.consumers.delete(consumer);
+        await consumer.cancel();
+      },
+    };
+  }
+
+  /**
+   * Serves one request. A failed handler drops the request ('dead') rather than retrying it:
+   * the caller has a deadline and will report the timeout; a retry could act after it.
+   */
+  private async answer<Req, Res>(
+    server: string,
+    request: Envelope<Req>,
+    message: ConsumeMessage,
+    channel: Channel,
+    handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+  ): Promise<Outcome> {
+    const replyTo = message.properties.replyTo as string | undefined;
+    if (!replyTo) {
+      this.logger.warn({ server, messageId: request.message_id }, 'request without replyTo');
+      return 'dead';
+    }
+    let reply: Envelope<Res>;
+    try {
+      reply = await handler(request);
+    } catch (err) {
+      this.logger.error({ err, server, messageId: request.message_id }, 'request handler failed');
+      return 'dead';
+    }
+    const [body, properties] = encodeEnvelope(reply, {
+      correlationId: String(message.properties.messageId),
+      persistent: false,
+    });
+    channel.publish('', replyTo, body, properties);
+    return 'ack';
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new BrokerUnavailableError('the bus is closed');
+  }
+}
+
+function deliveryCountOf(message: ConsumeMessage): number {
+  const count: unknown = message.properties.headers?.['x-delivery-count'];
+  return typeof count === 'number' ? count : 0;
+}

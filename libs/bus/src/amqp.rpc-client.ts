@@ -1,0 +1,153 @@
+import type { EventEmitter } from 'node:events';
+import type { Channel, ChannelModel, ConsumeMessage, Message } from 'amqplib';
+import {
+  AppError,
+  BrokerUnavailableError,
+  TimeoutError,
+  type Envelope,
+  type Topology,
+} from '@screenfleet/contracts';
+import {
+  errorMessage,
+  openChannel,
+  type ChannelUser,
+  type ReconnectingConnection,
+} from './amqp.connection';
+import { decodeEnvelope, encodeEnvelope } from './amqp.message';
+import type { BusEvents } from './bus';
+import type { Logger } from './logger';
+
+/** RabbitMQ's pseudo-queue for replies: no reply queue to declare or clean up. */
+export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
+
+export interface RequestOptions {
+  timeoutMs: number;
+  /** Set for device commands: an unroutable request comes back at once instead of vanishing. */
+  unroutable?: () => Error;
+  timeoutMessage: string;
+}
+
+interface Pending {
+  resolve(reply: Envelope): void;
+  reject(err: Error): void;
+  unroutable: (() => Error) | undefined;
+}
+
+/**
+ * The calling side of request/reply. Requests carry replyTo = direct reply-to and an expiration
+ * equal to the caller's timeout, so the broker drops a request nobody took in time; replies are
+ * matched by correlationId = the request's message id.
+ */
+export class RpcClient implements ChannelUser {
+  private channel: Channel | undefined;
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly connection: ReconnectingConnection,
+    private readonly topology: Topology,
+    private readonly events: EventEmitter<BusEvents>,
+    private readonly logger: Logger,
+  ) {}
+
+  async attach(model: ChannelModel): Promise<void> {
+    const channel = await openChannel(
+      () => model.createChannel(),
+      this.topology,
+      this.logger,
+      (closed) => {
+        if (this.channel !== closed) return;
+        this.detach(new Error('the reply channel closed'));
+        this.connection.channelLost(this, model, 'rpc');
+      },
+    );
+    channel.on('return', (message: Message) => this.returned(message));
+    // Direct reply-to requires no-ack consumption on the very channel that publishes requests.
+    await channel.consume(DIRECT_REPLY_TO, (message) => message && this.replied(message), {
+      noAck: true,
+    });
+    this.channel = channel;
+  }
+
+  /** Replies travel on this channel only: when it goes, no pending reply can arrive any more. */
+  detach(reason: Error): void {
+    this.channel = undefined;
+    this.failAll(
+      new BrokerUnavailableError(
+        `lost the broker connection while waiting for a reply: ${reason.message}`,
+      ),
+    );
+  }
+
+  failAll(err: Error): void {
+    for (const pending of this.pending.values()) pending.reject(err);
+  }
+
+  request(
+    exchange: string,
+    routingKey: string,
+    envelope: Envelope,
+    options: RequestOptions,
+  ): Promise<Envelope> {
+    return new Promise<Envelope>((resolve, reject) => {
+      this.connection.assertUsable();
+      const channel = this.channel;
+      if (!channel) throw new BrokerUnavailableError('the request channel is reopening');
+      const id = envelope.message_id;
+      if (this.pending.has(id))
+        throw new AppError('conflict', `a request with message id ${id} is already waiting`);
+
+      const timer = setTimeout(
+        () => this.pending.get(id)?.reject(new TimeoutError(options.timeoutMessage)),
+        options.timeoutMs,
+      );
+      const settle = (finish: () => void): void => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        finish();
+      };
+      this.pending.set(id, {
+        resolve: (reply) => settle(() => resolve(reply)),
+        reject: (err) => settle(() => reject(err)),
+        unroutable: options.unroutable,
+      });
+
+      const [body, properties] = encodeEnvelope(envelope, {
+        replyTo: DIRECT_REPLY_TO,
+        expiration: String(Math.max(0, Math.ceil(options.timeoutMs))),
+        mandatory: options.unroutable !== undefined,
+      });
+      try {
+        channel.publish(exchange, routingKey, body, properties);
+      } catch (err) {
+        settle(() =>
+          reject(
+            new BrokerUnavailableError(`cannot send the request: ${errorMessage(err)}`, {
+              cause: err,
+            }),
+          ),
+        );
+      }
+    });
+  }
+
+  private replied(message: ConsumeMessage): void {
+    const pending = this.pending.get(String(message.properties.correlationId));
+    if (!pending) {
+      this.logger.debug(
+        { correlationId: String(message.properties.correlationId) },
+        'reply after its caller gave up',
+      );
+      return;
+    }
+    const reply = decodeEnvelope(message.content);
+    if (reply) pending.resolve(reply);
+    else pending.reject(new AppError('operation_failed', 'the reply is not a valid envelope'));
+  }
+
+  private returned(message: Message): void {
+    const envelope = decodeEnvelope(message.content);
+    if (envelope) this.events.emit('returned', message.fields.routingKey, envelope);
+    const pending = this.pending.get(String(message.properties.messageId));
+    if (pending?.unroutable) pending.reject(pending.unroutable());
+  }
+}

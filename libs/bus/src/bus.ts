@@ -1,0 +1,71 @@
+import type { EventEmitter } from 'node:events';
+import type { Envelope } from '@screenfleet/contracts';
+
+/**
+ * What a consumer decided about one message; the adapter turns it into ack/nack, so handlers
+ * never touch the broker. 'retry': failed for now, redeliver (counts toward the queue's
+ * delivery limit). 'dead': poison, dead-letter it now.
+ */
+export type Outcome = 'ack' | 'retry' | 'dead';
+
+export interface Delivery<T> {
+  envelope: Envelope<T>;
+  redelivered: boolean;
+  /** Earlier failed deliveries of this message (quorum queues' x-delivery-count); 0 the first time. */
+  deliveryCount: number;
+}
+
+export interface Subscription {
+  /** Stops new deliveries and waits for the handlers already running. */
+  cancel(): Promise<void>;
+}
+
+/** Events tests and health checks wait for instead of sleeping. */
+export interface BusEvents {
+  connected: [];
+  disconnected: [reason: Error];
+  blocked: [reason: string];
+  unblocked: [];
+  /** A channel closed by a channel error (the connection stayed up) is usable again. */
+  'channel-reopened': [channel: string];
+  acked: [queue: string, envelope: Envelope];
+  retried: [queue: string, envelope: Envelope];
+  /** The envelope is absent when the body could not be parsed. */
+  'dead-lettered': [queue: string, envelope: Envelope | undefined];
+  /** An unroutable mandatory message came back (no agent for a device). */
+  returned: [routingKey: string, envelope: Envelope];
+}
+
+export interface Bus {
+  /** Persistent; resolves once the broker confirmed it; rejects BrokerUnavailableError otherwise. */
+  publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void>;
+  consume<T>(
+    queue: string,
+    handler: (delivery: Delivery<T>) => Promise<Outcome>,
+    options: { prefetch: number },
+  ): Promise<Subscription>;
+  /** Request/reply over a queue; rejects TimeoutError when no reply comes within timeoutMs. */
+  call<Res>(
+    queue: string,
+    request: Envelope,
+    options: { timeoutMs: number },
+  ): Promise<Envelope<Res>>;
+  serve<Req, Res>(
+    queue: string,
+    handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+  ): Promise<Subscription>;
+  /** Rejects DeviceUnavailableError at once when no agent serves the device, TimeoutError when it is silent. */
+  sendToDevice<Res>(
+    device: string,
+    command: Envelope,
+    options: { timeoutMs: number },
+  ): Promise<Envelope<Res>>;
+  serveDevice<Req, Res>(
+    device: string,
+    handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
+  ): Promise<Subscription>;
+  isConnected(): boolean;
+  readonly events: EventEmitter<BusEvents>;
+  /** Stops consuming, waits for running handlers and pending confirms, then disconnects. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,4 @@
+export type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
+export type { Logger } from './logger';
+export type { BackoffOptions } from '@screenfleet/runtime';
+export { createAmqpBus, type AmqpBusOptions } from './amqp.bus';
