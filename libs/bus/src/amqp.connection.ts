@@ -128,6 +128,9 @@ export class ReconnectingConnection {
     const model = await connect(url, {
       clientProperties: { connection_name: connectionName },
       timeout: 10_000,
+      // amqplib leaves Nagle on: a publish then waits for the delayed ACK of the previous
+      // frame, and every confirm costs ~40 ms instead of ~2 ms (measured on our machines).
+      noDelay: true,
     });
     this.model = model;
     this.ready = false;

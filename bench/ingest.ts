@@ -1,0 +1,196 @@
+/**
+ * bench:ingest — end-to-end ingest throughput and POST /add latency against a baseline measured
+ * in the same run. Bounded: a fixed number of batches per phase and a 2-minute cap per phase;
+ * all traffic goes to 127.0.0.1. Prints one JSON line last.
+ *
+ * Baseline: the same items published straight to RabbitMQ with confirms and inserted into the
+ * store by a minimal consumer (no HTTP, no validation, no envelope).
+ * Ours: gateway + ingest worker as separate processes, load from a third process.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import amqp from 'amqplib';
+import { MongoClient, type Collection } from 'mongodb';
+import { buildBatch } from '../test/support/content';
+import { startService, type ServiceProcess } from '../test/support/processes';
+import { startTestServices } from '../test/services/start';
+import { percentiles } from './stats';
+
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const TOKEN = 'bench-token-0123456789abcdef';
+const run = promisify(execFile);
+
+function log(message: string): void {
+  process.stderr.write(`[bench:ingest] ${message}\n`);
+}
+
+async function waitForCount(collection: Collection, expected: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((await collection.estimatedDocumentCount()) < expected) {
+    if (Date.now() > deadline) throw new Error(`store did not reach ${expected} items in 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Peak resident set (VmHWM) of a process, in MB. */
+function peakRssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round(kb / 102.4) / 10;
+}
+
+async function baseline(rabbitmqUrl: string, collection: Collection): Promise<number> {
+  const connection = await amqp.connect(rabbitmqUrl);
+  const publishChannel = await connection.createConfirmChannel();
+  const queue = 'bench.baseline';
+  await publishChannel.assertQueue(queue, {
+    durable: true,
+    arguments: { 'x-queue-type': 'quorum' },
+  });
+  const consumeChannel = await connection.createChannel();
+  await consumeChannel.prefetch(32);
+  await consumeChannel.consume(queue, (message) => {
+    if (!message) return;
+    const batch = JSON.parse(message.content.toString()) as ReturnType<typeof buildBatch>;
+    const docs = batch.content.data.map((item) => ({
+      _id: `${batch.device_name}|${item.file_path}|${item.timestamp}`,
+      ...item,
+      timestamp: new Date(item.timestamp),
+    }));
+    collection.insertMany(docs, { ordered: false }).then(
+      () => consumeChannel.ack(message),
+      () => consumeChannel.nack(message),
+    );
+  });
+  const bodies = Array.from({ length: BATCHES }, (_, i) =>
+    Buffer.from(JSON.stringify(buildBatch('baseline', i * ITEMS, ITEMS))),
+  );
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < BATCHES; i = next++) {
+        publishChannel.publish('', queue, bodies[i]!, {
+          persistent: true,
+          contentType: 'application/json',
+        });
+        await publishChannel.waitForConfirms();
+      }
+    }),
+  );
+  await waitForCount(collection, BATCHES * ITEMS);
+  const seconds = (performance.now() - started) / 1000;
+  await publishChannel.deleteQueue(queue);
+  await connection.close();
+  return (BATCHES * ITEMS) / seconds;
+}
+
+async function load(
+  url: string,
+  device: string,
+  rate = 0,
+): Promise<{ latencies: number[]; seconds: number }> {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      require.resolve('tsx/cli'),
+      '--tsconfig',
+      path.resolve(__dirname, '../tsconfig.check.json'),
+      path.join(__dirname, 'ingest-load.ts'),
+      url,
+      TOKEN,
+      device,
+      String(BATCHES),
+      String(ITEMS),
+      String(CONCURRENCY),
+      String(rate),
+    ],
+    { maxBuffer: 64 * 1024 * 1024, timeout: 180_000 },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
+    latencies: number[];
+    seconds: number;
+  };
+}
+
+async function main(): Promise<void> {
+  const services = await startTestServices(log);
+  const client = await MongoClient.connect(services.mongodbUrl);
+  const processes: ServiceProcess[] = [];
+  try {
+    const baselineDb = client.db('bench_baseline');
+    const oursDb = client.db('bench_ours');
+    await Promise.all([baselineDb.dropDatabase(), oursDb.dropDatabase()]);
+    const baselineItemsPerS = await baseline(
+      services.rabbitmqUrl,
+      baselineDb.collection('content_items'),
+    );
+    log(`baseline: ${Math.round(baselineItemsPerS)} items/s`);
+
+    const env = {
+      RABBITMQ_URL: services.rabbitmqUrl,
+      MONGODB_URL: services.mongodbUrl,
+      MONGODB_DATABASE: 'bench_ours',
+      LOG_LEVEL: 'warn',
+    };
+    const worker = startService('ingest-worker', {
+      ...env,
+      LOG_LEVEL: 'info',
+      INGEST_OPS_PORT: '0',
+    });
+    processes.push(worker);
+    await worker.waitForLog(/consuming content batches/);
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const gateway = startService('gateway', {
+      ...env,
+      LOG_LEVEL: 'info',
+      GATEWAY_PORT: String(port),
+      GATEWAY_OPS_PORT: '0',
+      GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
+    });
+    processes.push(gateway);
+    await gateway.waitForLog(/gateway listening/);
+    const url = `http://127.0.0.1:${port}`;
+    const items = oursDb.collection('content_items');
+
+    const started = performance.now();
+    const full = await load(url, 'ours-full');
+    await waitForCount(items, BATCHES * ITEMS);
+    const itemsPerS = (BATCHES * ITEMS) / ((performance.now() - started) / 1000);
+    log(`ours at full load: ${Math.round(itemsPerS)} items/s`);
+
+    // Half of the maximum load, paced, for the latency target.
+    const halfRate = itemsPerS / ITEMS / 2;
+    const half = await load(url, 'ours-half', halfRate);
+    await waitForCount(items, 2 * BATCHES * ITEMS);
+
+    const result = {
+      batches: BATCHES,
+      items_per_batch: ITEMS,
+      concurrency: CONCURRENCY,
+      items_per_s: Math.round(itemsPerS),
+      baseline_items_per_s: Math.round(baselineItemsPerS),
+      ratio: Math.round((itemsPerS / baselineItemsPerS) * 100) / 100,
+      latency_ms: percentiles(full.latencies, [50, 95, 99]),
+      half_load: {
+        batches_per_s: Math.round(halfRate * 10) / 10,
+        latency_ms: percentiles(half.latencies, [50, 95, 99]),
+      },
+      rss_mb: { gateway: peakRssMb(gateway.child.pid), worker: peakRssMb(worker.child.pid) },
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+    await client.close();
+    await services.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
