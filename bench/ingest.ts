@@ -28,7 +28,10 @@ function log(message: string): void {
   process.stderr.write(`[bench:ingest] ${message}\n`);
 }
 
-async function waitForCount(collection: Collection, expected: number): Promise<void> {
+async function waitForCount(
+  collection: Pick<Collection, 'estimatedDocumentCount'>,
+  expected: number,
+): Promise<void> {
   const deadline = Date.now() + 120_000;
   while ((await collection.estimatedDocumentCount()) < expected) {
     if (Date.now() > deadline) throw new Error(`store did not reach ${expected} items in 120 s`);
@@ -43,7 +46,15 @@ function peakRssMb(pid: number | undefined): number {
   return Math.round(kb / 102.4) / 10;
 }
 
-async function baseline(rabbitmqUrl: string, collection: Collection): Promise<number> {
+interface BaselineDocument {
+  _id: string;
+  [field: string]: unknown;
+}
+
+async function baseline(
+  rabbitmqUrl: string,
+  collection: Collection<BaselineDocument>,
+): Promise<number> {
   const connection = await amqp.connect(rabbitmqUrl);
   const publishChannel = await connection.createConfirmChannel();
   const queue = 'bench.baseline';

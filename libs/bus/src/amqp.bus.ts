@@ -84,6 +84,13 @@ class AmqpBus implements Bus {
     return this.connection.isReady();
   }
 
+  async queueDepth(queue: string): Promise<number> {
+    this.assertOpen();
+    return this.connection.withTemporaryChannel(
+      async (channel) => (await channel.checkQueue(queue)).messageCount,
+    );
+  }
+
   async publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void> {
     this.assertOpen();
     await this.publisher.publish(exchange, routingKey, envelope);

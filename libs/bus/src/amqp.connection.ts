@@ -81,6 +81,21 @@ export class ReconnectingConnection {
     }
   }
 
+  /** A short-lived channel for a one-off query; a channel error (e.g. 404) only ends it. */
+  async withTemporaryChannel<T>(use: (channel: Channel) => Promise<T>): Promise<T> {
+    if (!this.model || !this.isReady())
+      throw new BrokerUnavailableError('not connected to the broker');
+    const channel = await this.model.createChannel();
+    channel.on('error', (err: Error) =>
+      this.options.logger.debug({ err }, 'temporary channel error'),
+    );
+    try {
+      return await use(channel);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  }
+
   remove(user: ChannelUser): void {
     this.users.delete(user);
   }

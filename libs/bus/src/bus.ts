@@ -64,6 +64,8 @@ export interface Bus {
     device: string,
     handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
   ): Promise<Subscription>;
+  /** Messages ready in a queue (not counting those delivered and unacked), for metrics. */
+  queueDepth(queue: string): Promise<number>;
   isConnected(): boolean;
   readonly events: EventEmitter<BusEvents>;
   /** Stops consuming, waits for running handlers and pending confirms, then disconnects. */

@@ -38,6 +38,18 @@ describe('amqp bus: publish and consume', () => {
     expect((await admin.checkQueue(t.queue)).messageCount).toBe(0);
   });
 
+  it('when messages wait in a queue, then queueDepth counts them; a missing queue rejects without harming the bus', async () => {
+    const t = buildTopology();
+    const { bus } = await broker.startBus(t);
+    await bus.publish(t.exchange, 'content.frames', buildBatch());
+    await bus.publish(t.exchange, 'content.frames', buildBatch());
+
+    expect(await bus.queueDepth(t.queue)).toBe(2);
+    await expect(bus.queueDepth(`${t.queue}-missing`)).rejects.toThrow(/NOT_FOUND/);
+    await bus.publish(t.exchange, 'content.frames', buildBatch());
+    expect(await bus.queueDepth(t.queue)).toBe(3);
+  });
+
   it('when published, then the message is persistent JSON with the envelope metadata as properties', async () => {
     const t = buildTopology();
     const { bus } = await broker.startBus(t);

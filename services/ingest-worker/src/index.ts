@@ -15,7 +15,7 @@ export { ingestConfigSpec } from './config';
 export { toDocuments } from './domain/to-documents';
 
 export interface IngestWorkerDeps {
-  bus: Pick<Bus, 'consume'>;
+  bus: Pick<Bus, 'consume' | 'queueDepth'>;
   store: Pick<ContentStore, 'insertItems' | 'ensureIndexes'>;
   logger: Logger;
   registry: Registry;
@@ -32,7 +32,7 @@ export interface IngestWorker {
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const logger = deps.logger.child({ component: 'ingest' });
-  const metrics = createIngestMetrics(deps.registry);
+  const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue));
   let stopping = false;
   let subscription: Subscription | undefined;
   const consumer = createContentBatchConsumer({

@@ -1,8 +1,24 @@
-import { Counter, Histogram, type Registry } from '@screenfleet/runtime';
+import { queueNames } from '@screenfleet/contracts';
+import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
-export function createIngestMetrics(registry: Registry) {
+export function createIngestMetrics(
+  registry: Registry,
+  queueDepth: (queue: string) => Promise<number>,
+) {
   const registers = [registry];
+  const queues = [queueNames.ingestContent, queueNames.ingestContentDead];
   return {
+    // Read from the broker at scrape time: the backlog (consumer lag) and the dead letters.
+    queueDepth: new Gauge({
+      name: 'ingest_queue_messages',
+      help: 'Messages ready in the ingest queue and its dead-letter queue (-1 when unknown)',
+      labelNames: ['queue'] as const,
+      registers,
+      async collect() {
+        const depths = await Promise.all(queues.map((queue) => queueDepth(queue).catch(() => -1)));
+        queues.forEach((queue, i) => this.set({ queue }, depths[i] ?? -1));
+      },
+    }),
     itemsWritten: new Counter({
       name: 'ingest_items_written_total',
       help: 'Content items newly stored',
