@@ -40,7 +40,10 @@ export const ingestConfigSpec = defineConfig({
     kind: 'integer',
     min: 1,
     max: 20000,
-    default: 1000,
+    // Measured with bench:ingest on FerretDB: several concurrent inserts of ~100 items beat
+    // fewer large ones (1,000 items: ratio 0.5-0.65 vs 0.8-0.86), so small batches are grouped
+    // up to this and large ones are written as they come.
+    default: 100,
     doc: 'Items that trigger one grouped insert',
   },
   groupWait: {
