@@ -1,4 +1,6 @@
+import amqp from 'amqplib';
 import { MongoClient, type Collection } from 'mongodb';
+import { createEnvelope, exchangeNames } from '@screenfleet/contracts';
 import { databaseName, isolatedBroker, mongoUrl } from './services';
 import { buildBatch, buildItem } from './support/content';
 import { post, startGateway, type RunningGateway } from './support/gateway';
@@ -11,6 +13,7 @@ describe('ingest end to end', () => {
   let worker: ServiceProcess;
   let client: MongoClient;
   let items: Collection<Record<string, unknown>>;
+  let workerOpsPort: number;
   const database = databaseName('ingest');
 
   beforeAll(async () => {
@@ -23,6 +26,7 @@ describe('ingest end to end', () => {
       INGEST_OPS_PORT: '0',
     });
     await worker.waitForLog(/consuming content batches/);
+    workerOpsPort = Number((await worker.waitForLog(/ops server listening/)).port);
     client = await MongoClient.connect(mongoUrl());
     items = client.db(database).collection('content_items');
   });
@@ -173,6 +177,40 @@ describe('ingest end to end', () => {
       content_type: 'transcription',
       transcription: { text: 'ship it', engine: 'whisper-large' },
     });
+  });
+
+  it('when a message can never be written, then it is dead-lettered and later batches still flow', async () => {
+    const connection = await amqp.connect(broker.url);
+    const channel = await connection.createConfirmChannel();
+    const poison = createEnvelope('content.batch', { received_at: 'not a time', request: {} });
+    channel.publish(exchangeNames.capture, 'content.frames', Buffer.from(JSON.stringify(poison)), {
+      persistent: true,
+    });
+    await channel.waitForConfirms();
+    await connection.close();
+
+    await post(`${gateway.url}/add`, buildBatch('e2e-after-poison', 0, 2));
+    expect(await waitForCount({ device_name: 'e2e-after-poison' }, 2)).toBe(2);
+    const metrics = await (await fetch(`http://127.0.0.1:${workerOpsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^ingest_queue_messages\{queue="ingest.content.dead"\} 1$/m);
+    expect(metrics).toMatch(/^ingest_messages_total\{outcome="dead"\} 1$/m);
+  });
+
+  it('when batches were accepted and written, then the gateway and worker metrics count them', async () => {
+    await post(`${gateway.url}/add`, buildBatch('e2e-metrics', 0, 7));
+    expect(await waitForCount({ device_name: 'e2e-metrics' }, 7)).toBe(7);
+
+    const gatewayMetrics = await gateway.registry.metrics();
+    expect(gatewayMetrics).toMatch(
+      /^gateway_http_requests_total\{route="\/add",method="POST",status="200"\} \d+$/m,
+    );
+    expect(gatewayMetrics).toMatch(/^gateway_batch_items_bucket\{le="10"\} [1-9]\d*$/m);
+    const accepted = Number(/^gateway_items_accepted_total (\d+)$/m.exec(gatewayMetrics)?.[1]);
+    const workerMetrics = await (await fetch(`http://127.0.0.1:${workerOpsPort}/metrics`)).text();
+    const written = Number(/^ingest_items_written_total (\d+)$/m.exec(workerMetrics)?.[1]);
+    // Everything accepted so far was written once; re-sent copies count as already stored.
+    expect(written).toBe(await items.countDocuments());
+    expect(accepted).toBeGreaterThanOrEqual(written);
   });
 
   it('when the store starts, then its indexes exist', async () => {

@@ -6,7 +6,7 @@ import {
   createTokenRegistry,
   type TokenEntry,
 } from '@screenfleet/gateway';
-import { createLogger, createMetrics } from '@screenfleet/runtime';
+import { createLogger, createMetrics, type Registry } from '@screenfleet/runtime';
 import { uniqueName } from '../services';
 
 export const tokens = {
@@ -27,6 +27,7 @@ export const tokens = {
 export interface RunningGateway {
   url: string;
   bus: Bus;
+  registry: Registry;
   connectionName: string;
   close(): Promise<void>;
 }
@@ -34,7 +35,7 @@ export interface RunningGateway {
 /** The gateway built as main.ts builds it, in this process, on a free loopback port. */
 export async function startGateway(
   brokerUrl: string,
-  options: { publishTimeoutMs?: number } = {},
+  options: { publishTimeoutMs?: number; reconnectMs?: number } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
   const logger = createLogger({ service: 'gateway', level: 'silent' });
@@ -43,22 +44,27 @@ export async function startGateway(
     topology,
     connectionName,
     logger,
-    reconnect: { initialMs: 50, maxMs: 1000 },
+    reconnect: {
+      initialMs: options.reconnectMs ?? 50,
+      maxMs: Math.max(1000, options.reconnectMs ?? 0),
+    },
     publishTimeoutMs: options.publishTimeoutMs ?? 5000,
   });
+  const registry = createMetrics();
   const gateway = createGateway({
     bus,
     auth: {
       tokens: createTokenRegistry(Object.values(tokens)),
       allowUnauthenticatedLoopback: false,
     },
-    metrics: createGatewayMetrics(createMetrics()),
+    metrics: createGatewayMetrics(registry),
     logger,
   });
   const port = await gateway.listen(0, '127.0.0.1');
   return {
     url: `http://127.0.0.1:${port}`,
     bus,
+    registry,
     connectionName,
     async close() {
       await gateway.close();
