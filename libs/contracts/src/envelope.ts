@@ -8,7 +8,8 @@ export type MessageType =
   | 'archive.status.request'
   | 'archive.status.reply'
   | 'operator.command'
-  | 'operator.result';
+  | 'operator.result'
+  | 'operator.presence';
 
 /** Every message on the bus: metadata for tracing and dedup around a typed payload. */
 export interface Envelope<T = unknown> {

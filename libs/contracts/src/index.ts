@@ -5,6 +5,7 @@ export * from './limits';
 export * from './keys';
 export * from './timestamp';
 export * from './schemas';
+export * from './schemas/operator.schema';
 export type * from './types';
 export { validators } from './validators';
 export { toFieldErrors, type Validator } from './validate';

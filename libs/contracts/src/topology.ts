@@ -30,12 +30,14 @@ export const exchangeNames = {
   capture: 'capture',
   captureDead: 'capture.dead',
   operator: 'operator',
+  operatorPresence: 'operator.presence',
 } as const;
 
 export const queueNames = {
   ingestContent: 'ingest.content',
   ingestContentDead: 'ingest.content.dead',
   archiveRpc: 'archive.rpc',
+  operatorPresence: 'operator.presence',
 } as const;
 
 /** After this many failed deliveries a content batch goes to ingest.content.dead. */
@@ -50,6 +52,7 @@ export const topology: Topology = {
     { name: exchangeNames.capture, type: 'topic' },
     { name: exchangeNames.captureDead, type: 'fanout' },
     { name: exchangeNames.operator, type: 'direct' },
+    { name: exchangeNames.operatorPresence, type: 'fanout' },
   ],
   queues: [
     {
@@ -63,9 +66,24 @@ export const topology: Topology = {
     { name: queueNames.ingestContentDead, arguments: { 'x-queue-type': 'quorum' } },
     // Status requests are worthless once the caller gave up: a classic queue, expiry per message.
     { name: queueNames.archiveRpc, arguments: { 'x-queue-type': 'classic' } },
+    // Agents' heartbeats. A stream, not a queue: every gateway reads every heartbeat (consumers
+    // do not compete), with no per-gateway queue to declare; old entries age out.
+    {
+      name: queueNames.operatorPresence,
+      arguments: {
+        'x-queue-type': 'stream',
+        'x-max-age': '5m',
+        'x-max-length-bytes': 50_000_000,
+      },
+    },
   ],
   bindings: [
     { queue: queueNames.ingestContent, exchange: exchangeNames.capture, routingKey: 'content.#' },
     { queue: queueNames.ingestContentDead, exchange: exchangeNames.captureDead, routingKey: '' },
+    {
+      queue: queueNames.operatorPresence,
+      exchange: exchangeNames.operatorPresence,
+      routingKey: '',
+    },
   ],
 };

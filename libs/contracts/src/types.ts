@@ -6,6 +6,14 @@ import type {
   transcriptionSchema,
 } from './schemas/add-request.schema';
 import type { contentBatchSchema } from './schemas/messages.schema';
+import type {
+  listedElementSchema,
+  listElementsRequestSchema,
+  listElementsResponseSchema,
+  operatorCommandSchema,
+  operatorPresenceSchema,
+  operatorResultSchema,
+} from './schemas/operator.schema';
 import type { pressKeyRequestSchema } from './schemas/press-key.schema';
 import type {
   archiveStatusSchema,
@@ -24,3 +32,11 @@ export type OperationResult = FromSchema<typeof operationResultSchema>;
 export type ErrorBody = FromSchema<typeof errorBodySchema>;
 export type ArchiveStatus = FromSchema<typeof archiveStatusSchema>;
 export type ContentBatch = FromSchema<typeof contentBatchSchema>;
+export type ListElementsRequest = FromSchema<typeof listElementsRequestSchema>;
+export type ListElementsResponse = FromSchema<typeof listElementsResponseSchema>;
+export type ListedElement = FromSchema<typeof listedElementSchema>;
+export type OperatorCommand = FromSchema<typeof operatorCommandSchema>;
+export type ListCommand = Extract<OperatorCommand, { action: 'list' }>;
+export type PressCommand = Extract<OperatorCommand, { action: 'press' }>;
+export type OperatorResult = FromSchema<typeof operatorResultSchema>;
+export type OperatorPresence = FromSchema<typeof operatorPresenceSchema>;

@@ -1,6 +1,13 @@
 import { compileValidator } from './validate';
 import { addRequestSchema } from './schemas/add-request.schema';
 import { contentBatchSchema, envelopeSchema } from './schemas/messages.schema';
+import {
+  listElementsRequestSchema,
+  listElementsResponseSchema,
+  operatorCommandSchema,
+  operatorPresenceSchema,
+  operatorResultSchema,
+} from './schemas/operator.schema';
 import { pressKeyRequestSchema } from './schemas/press-key.schema';
 import {
   archiveStatusSchema,
@@ -13,7 +20,12 @@ import type {
   ArchiveStatus,
   ContentBatch,
   ErrorBody,
+  ListElementsRequest,
+  ListElementsResponse,
   OperationResult,
+  OperatorCommand,
+  OperatorPresence,
+  OperatorResult,
   PressKeyRequest,
 } from './types';
 
@@ -26,4 +38,15 @@ export const validators = {
   archiveStatus: compileValidator<ArchiveStatus>(archiveStatusSchema, 'archive status'),
   envelope: compileValidator<Envelope>(envelopeSchema, 'message envelope'),
   contentBatch: compileValidator<ContentBatch>(contentBatchSchema, 'content batch'),
+  listElementsRequest: compileValidator<ListElementsRequest>(
+    listElementsRequestSchema,
+    'list-elements request',
+  ),
+  listElementsResponse: compileValidator<ListElementsResponse>(
+    listElementsResponseSchema,
+    'list-elements response',
+  ),
+  operatorCommand: compileValidator<OperatorCommand>(operatorCommandSchema, 'operator command'),
+  operatorResult: compileValidator<OperatorResult>(operatorResultSchema, 'operator result'),
+  operatorPresence: compileValidator<OperatorPresence>(operatorPresenceSchema, 'operator presence'),
 };

@@ -4,17 +4,26 @@ import { limits } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import type { GatewayMetrics } from './metrics';
+import type { OperatorMetrics } from './operator-metrics';
+import type { OperatorPresenceTracker } from './operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { HttpError, toHttpFailure } from './entry/http-errors';
 import { jsonBody, toBodyError } from './entry/json-body';
+import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 
 export interface GatewayDeps {
   bus: Bus;
   auth: AuthOptions;
-  metrics: GatewayMetrics;
+  metrics: GatewayMetrics & { operator: OperatorMetrics };
   logger: Logger;
+  operator?: {
+    /** How long a command may wait for its agent (504 after); default 5000 ms. */
+    timeoutMs?: number;
+  };
 }
+
+export const DEFAULT_OPERATOR_TIMEOUT_MS = 5000;
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -23,9 +32,16 @@ declare module 'express-serve-static-core' {
 }
 
 /** Routes and the methods they accept, for 405 answers with an Allow header. */
-const routes: Record<string, string[]> = { '/add': ['POST'] };
+const routes: Record<string, string[]> = {
+  '/add': ['POST'],
+  [operatorPaths.list]: ['POST'],
+  [operatorPaths.press]: ['POST'],
+};
 
-export function createGatewayApp(deps: GatewayDeps): express.Express {
+export function createGatewayApp(
+  deps: GatewayDeps,
+  presence: OperatorPresenceTracker,
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -33,6 +49,16 @@ export function createGatewayApp(deps: GatewayDeps): express.Express {
   app.use(methodGuard);
   app.use(jsonBody(limits.maxBodyBytes));
   app.use(addRoutes(deps));
+  app.use(
+    operatorRoutes({
+      bus: deps.bus,
+      auth: deps.auth,
+      presence,
+      metrics: deps.metrics.operator,
+      logger: deps.logger,
+      timeoutMs: deps.operator?.timeoutMs ?? DEFAULT_OPERATOR_TIMEOUT_MS,
+    }),
+  );
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no route ${req.method} ${req.path}`);
   });

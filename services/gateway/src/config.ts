@@ -47,6 +47,12 @@ export const gatewayConfigSpec = defineConfig({
     default: 5000,
     doc: 'Longest wait for a broker confirm before answering 503',
   },
+  operatorTimeout: {
+    env: 'GATEWAY_OPERATOR_TIMEOUT',
+    kind: 'duration',
+    default: 5000,
+    doc: 'Longest wait for an operator agent to answer a command (504 after); the command expires with it',
+  },
   opsPort: {
     env: 'GATEWAY_OPS_PORT',
     kind: 'integer',

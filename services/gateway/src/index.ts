@@ -1,9 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Registry } from '@screenfleet/runtime';
 import { createGatewayApp, type GatewayDeps } from './app';
+import { createGatewayMetrics as createHttpMetrics } from './metrics';
+import { createOperatorMetrics } from './operator-metrics';
+import { createOperatorPresence } from './operator-presence';
 
 export { gatewayConfigSpec } from './config';
-export { createGatewayMetrics, type GatewayMetrics } from './metrics';
+export type { OperatorMetrics } from './operator-metrics';
 export {
   createTokenRegistry,
   parseTokens,
@@ -15,6 +19,12 @@ export { loadOrCreateLocalToken } from './auth/local-token';
 export { isLoopback } from './auth/loopback';
 export type { GatewayDeps } from './app';
 
+/** Every gateway metric on the process's registry: HTTP and operator commands. */
+export function createGatewayMetrics(registry: Registry) {
+  return { ...createHttpMetrics(registry), operator: createOperatorMetrics(registry) };
+}
+export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
+
 export interface Gateway {
   listen(port: number, host: string): Promise<number>;
   /** Stops taking connections and waits for requests in flight (their confirms included). */
@@ -22,20 +32,26 @@ export interface Gateway {
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
-  const server = http.createServer(createGatewayApp(deps));
+  const presence = createOperatorPresence({ bus: deps.bus, logger: deps.logger });
+  const server = http.createServer(createGatewayApp(deps, presence));
   // Slow-loris bounds: a client has this long to send headers and the whole request.
   server.headersTimeout = 10_000;
   server.requestTimeout = 60_000;
   return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
+    // Presence first, so a request naming no device finds the agents that announce themselves.
+    listen: async (port, host) => {
+      await presence.start();
+      return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-      }),
-    close: () =>
-      new Promise((resolve, reject) => {
+      });
+    },
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
-      }),
+      });
+      await presence.stop();
+    },
   };
 }

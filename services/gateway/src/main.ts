@@ -26,7 +26,13 @@ void runMain(
       reconnect: { initialMs: 200, maxMs: 10_000 },
       publishTimeoutMs: config.publishTimeout,
     });
-    const gateway = createGateway({ bus, auth, metrics: createGatewayMetrics(registry), logger });
+    const gateway = createGateway({
+      bus,
+      auth,
+      metrics: createGatewayMetrics(registry),
+      logger,
+      operator: { timeoutMs: config.operatorTimeout },
+    });
     const port = await gateway.listen(config.port, config.host);
     const ops = await startOpsServer({
       port: config.opsPort,

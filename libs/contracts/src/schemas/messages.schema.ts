@@ -7,6 +7,7 @@ const messageTypes = [
   'archive.status.reply',
   'operator.command',
   'operator.result',
+  'operator.presence',
 ] as const;
 
 /** The envelope every bus message carries (payload checked by the message's own schema). */

@@ -1,0 +1,203 @@
+/**
+ * Operator latency: from the HTTP press-key-by-index request to the keydown seen by a real page
+ * (gateway in-process -> RabbitMQ -> the agent's built main.js -> Xvfb + AT-SPI + Chromium), and
+ * the same press through the agent's Desktop adapter called directly (the baseline: describe,
+ * focus, press, as the agent does). Bounded: PRESSES presses and LISTINGS listings each, 30 s in
+ * all. Traffic to 127.0.0.1 only. Prints one JSON line last.
+ *
+ *   npm run bench:operator      (RABBITMQ_URL to use a given broker; else a temporary local vhost)
+ */
+import { createAmqpBus } from '@screenfleet/bus';
+import { topology } from '@screenfleet/contracts';
+import {
+  createGateway,
+  createGatewayMetrics,
+  createTokenRegistry,
+  type Gateway,
+} from '@screenfleet/gateway';
+import { createLinuxDesktop, type Desktop } from '@screenfleet/operator-agent';
+import { createLogger, createMetrics } from '@screenfleet/runtime';
+import {
+  freeDisplayNumber,
+  startDesktopHarness,
+  type DesktopHarness,
+} from '../services/operator-agent/test/support/desktop-harness';
+import { rabbitmqctl } from '../test/services/rabbitmqctl';
+import { startService, type ServiceProcess } from '../test/support/processes';
+import { percentiles } from './stats';
+
+const PRESSES = 100;
+const LISTINGS = 20;
+const BUDGET_MS = 30_000;
+const TOKEN = 'bench-operator-token-0001';
+const DEVICE = `bench-desk-${process.pid}`;
+const KEYS = 'abcdefghijklmnopqrstuvwxyz'.split('');
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const now = () => performance.timeOrigin + performance.now();
+const stats = (samples: number[]) => {
+  const { p50, p95 } = percentiles(samples, [50, 95]);
+  return { p50: p50 ?? NaN, p95: p95 ?? NaN };
+};
+
+async function brokerUrl(): Promise<{ url: string; remove(): Promise<void> }> {
+  if (process.env.RABBITMQ_URL) return { url: process.env.RABBITMQ_URL, remove: async () => {} };
+  const vhost = `sf-bench-operator-${process.pid}`;
+  await rabbitmqctl(['add_vhost', vhost]);
+  await rabbitmqctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
+  return {
+    url: `amqp://guest:guest@127.0.0.1:5672/${vhost}`,
+    remove: async () => {
+      await rabbitmqctl(['delete_vhost', vhost]);
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const deadline = Date.now() + BUDGET_MS;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    const broker = await brokerUrl();
+    cleanups.push(() => broker.remove());
+    const desk: DesktopHarness = await startDesktopHarness(freeDisplayNumber(130));
+    cleanups.push(() => desk.stop());
+
+    const logger = createLogger({ service: 'gateway', level: 'warn' });
+    const bus = await createAmqpBus({
+      url: broker.url,
+      topology,
+      connectionName: 'bench-gateway',
+      logger,
+      reconnect: { initialMs: 50, maxMs: 1000 },
+      publishTimeoutMs: 5000,
+    });
+    cleanups.push(() => bus.close());
+    const gateway: Gateway = createGateway({
+      bus,
+      auth: {
+        tokens: createTokenRegistry([{ id: 'bench', token: TOKEN, scopes: ['operator'] }]),
+        allowUnauthenticatedLoopback: false,
+      },
+      metrics: createGatewayMetrics(createMetrics()),
+      logger,
+    });
+    const port = await gateway.listen(0, '127.0.0.1');
+    cleanups.push(() => gateway.close());
+    const base = `http://127.0.0.1:${port}`;
+
+    const agent: ServiceProcess = startService('operator-agent', {
+      RABBITMQ_URL: broker.url,
+      DEVICE_NAME: DEVICE,
+      DISPLAY: desk.env.DISPLAY,
+      DBUS_SESSION_BUS_ADDRESS: desk.env.DBUS_SESSION_BUS_ADDRESS,
+      OPERATOR_OPS_PORT: '0',
+    });
+    cleanups.push(() => agent.stop());
+    await agent.waitForLog(/operator agent started/, 20_000);
+
+    const post = async (path: string, body: object) => {
+      const response = await fetch(base + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ device_name: DEVICE, ...body }),
+      });
+      const json = (await response.json()) as Record<string, unknown>;
+      if (response.status !== 200)
+        throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    type Listed = { elements: Array<{ index: number; text: string; role: string }> };
+    const list = () =>
+      post('/experimental/operator/list-interactable-elements', {
+        app_name: 'Chromium',
+      }) as Promise<unknown> as Promise<Listed>;
+
+    let listing = await list();
+    while (!listing.elements.some((e) => e.text === 'Submit')) {
+      if (Date.now() > deadline) throw new Error('the page was never listed');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listing = await list();
+    }
+    const target = listing.elements.find((e) => e.text === 'Last name' && e.role === 'entry');
+    if (!target) throw new Error('no "Last name" input listed');
+
+    const listMs: number[] = [];
+    for (let i = 0; i < LISTINGS && Date.now() < deadline; i++) {
+      const started = now();
+      listing = await list();
+      listMs.push(now() - started);
+    }
+
+    let lastSeq = Math.max(0, ...desk.keydowns().map((r) => r.seq));
+    const measure = async (press: (key: string) => Promise<unknown>, samples: number[]) => {
+      for (let i = 0; i < PRESSES + 5 && Date.now() < deadline; i++) {
+        const key = KEYS[i % KEYS.length] as string;
+        const code = `Key${key.toUpperCase()}`;
+        const after = lastSeq;
+        const started = now();
+        await press(key);
+        const report = await desk.waitForKeydown((r) => r.code === code && r.seq > after, 5000);
+        lastSeq = report.seq;
+        if (i >= 5) samples.push(report.at - started); // the first presses warm up
+      }
+    };
+
+    const e2eMs: number[] = [];
+    await measure(
+      (key) =>
+        post('/experimental/operator/press-key-by-index', {
+          element_index: target.index,
+          key,
+        }),
+      e2eMs,
+    );
+
+    const desktop: Desktop = await createLinuxDesktop({ env: desk.env });
+    cleanups.push(() => desktop.close());
+    const elements = await desktop.listElements({ appName: 'Chromium' });
+    const element = elements.find((e) => e.domId === 'last');
+    if (!element) throw new Error('no #last element for the baseline');
+    const desktopMs: number[] = [];
+    await measure(async (key) => {
+      await desktop.describe(element);
+      await desktop.focus(element);
+      await desktop.pressKey(key as 'a', []);
+    }, desktopMs);
+
+    const e2e = stats(e2eMs);
+    const direct = stats(desktopMs);
+    const result = {
+      bench: 'operator',
+      presses: e2eMs.length,
+      baseline_presses: desktopMs.length,
+      e2e_ms: e2e,
+      desktop_ms: direct,
+      list_ms: stats(listMs),
+      listings: listMs.length,
+      elements: listing.elements.length,
+      ratio_p50: Math.round((e2e.p50 / direct.p50) * 100) / 100,
+      target_p95_ms: 30,
+      within_target: e2e.p95 <= 30,
+    };
+    await runCleanups(cleanups);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } catch (error) {
+    await runCleanups(cleanups);
+    throw error;
+  }
+}
+
+async function runCleanups(cleanups: Array<() => Promise<unknown>>): Promise<void> {
+  while (cleanups.length > 0) {
+    const cleanup = cleanups.pop() as () => Promise<unknown>;
+    await cleanup().catch((error: unknown) => log(`cleanup failed: ${String(error)}`));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    log(`bench:operator failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,188 @@
+import { limits } from '../limits';
+import { dateTimeSchema, deviceNameSchema } from './common';
+
+const optionalBoolean = { type: ['boolean', 'null'] } as const;
+const interactabilities = ['definite', 'sometimes', 'none'] as const;
+const errorCodes = [
+  'validation_failed',
+  'not_found',
+  'conflict',
+  'device_unavailable',
+  'broker_unavailable',
+  'store_unavailable',
+  'timeout',
+  'desktop_unavailable',
+  'operation_failed',
+] as const;
+
+/** The listing filters screenpipe's clients send; everything but app_name is optional (or null). */
+const listFilterProperties = {
+  app_name: { type: 'string', minLength: 1, maxLength: limits.maxNameLength },
+  window_name: { type: ['string', 'null'], maxLength: limits.maxNameLength },
+  with_text_only: optionalBoolean,
+  interactable_only: optionalBoolean,
+  include_sometimes_interactable: optionalBoolean,
+  max_elements: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
+} as const;
+
+/**
+ * POST /experimental/operator/list-interactable-elements as screenpipe's clients send it.
+ * use_background_apps and activate_app are accepted and have no effect (one desktop session).
+ */
+export const listElementsRequestSchema = {
+  type: 'object',
+  required: ['app_name'],
+  additionalProperties: false,
+  properties: {
+    ...listFilterProperties,
+    use_background_apps: optionalBoolean,
+    activate_app: optionalBoolean,
+    device_name: deviceNameSchema,
+  },
+} as const;
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const listedElementSchema = {
+  type: 'object',
+  required: ['index', 'role', 'text', 'interactability', 'position', 'size'],
+  additionalProperties: false,
+  properties: {
+    /** Index in the snapshot's full list: filters never renumber. */
+    index: count,
+    role: { type: 'string' },
+    text: { type: 'string' },
+    interactability: { enum: interactabilities },
+    position: {
+      type: 'object',
+      required: ['x', 'y'],
+      additionalProperties: false,
+      properties: { x: { type: 'number' }, y: { type: 'number' } },
+    },
+    size: {
+      type: 'object',
+      required: ['width', 'height'],
+      additionalProperties: false,
+      properties: { width: { type: 'number' }, height: { type: 'number' } },
+    },
+  },
+} as const;
+
+/** The answer: elements (filtered), stats and cache_info over the whole snapshot. */
+export const listElementsResponseSchema = {
+  type: 'object',
+  required: ['elements', 'stats', 'cache_info'],
+  additionalProperties: false,
+  properties: {
+    elements: { type: 'array', items: listedElementSchema },
+    stats: {
+      type: 'object',
+      required: [
+        'total',
+        'definitely_interactable',
+        'sometimes_interactable',
+        'non_interactable',
+        'by_role',
+      ],
+      additionalProperties: false,
+      properties: {
+        total: count,
+        definitely_interactable: count,
+        sometimes_interactable: count,
+        non_interactable: count,
+        by_role: { type: 'object', additionalProperties: count },
+      },
+    },
+    cache_info: {
+      type: 'object',
+      required: ['cache_id', 'timestamp', 'expires_at', 'element_count', 'ttl_seconds'],
+      additionalProperties: false,
+      properties: {
+        cache_id: { type: 'string' },
+        timestamp: dateTimeSchema,
+        expires_at: dateTimeSchema,
+        element_count: count,
+        ttl_seconds: { type: 'number', minimum: 0 },
+      },
+    },
+  },
+} as const;
+
+/**
+ * Payload of operator.command (gateway -> one device's agent). Key names are canonical: the
+ * gateway resolves aliases and key_combo first. timeout_ms is the sender's deadline: the agent
+ * refuses a command older than that (plus clock skew), so a press is never performed late.
+ */
+export const operatorCommandSchema = {
+  type: 'object',
+  required: ['action', 'timeout_ms'],
+  discriminator: { propertyName: 'action' },
+  oneOf: [
+    {
+      type: 'object',
+      required: ['action', 'timeout_ms', 'app_name'],
+      additionalProperties: false,
+      properties: {
+        action: { const: 'list' },
+        timeout_ms: { type: 'integer', minimum: 1 },
+        ...listFilterProperties,
+      },
+    },
+    {
+      type: 'object',
+      required: ['action', 'timeout_ms', 'element_index', 'key', 'modifiers'],
+      additionalProperties: false,
+      properties: {
+        action: { const: 'press' },
+        timeout_ms: { type: 'integer', minimum: 1 },
+        element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
+        key: { type: 'string', 'x-key-name': 'key' },
+        modifiers: {
+          type: 'array',
+          maxItems: limits.maxModifiers,
+          items: { type: 'string', 'x-key-name': 'modifier' },
+        },
+      },
+    },
+  ],
+} as const;
+
+/** Payload of operator.result: the outcome; a failure carries the error code to rethrow. */
+export const operatorResultSchema = {
+  type: 'object',
+  required: ['success', 'message'],
+  additionalProperties: false,
+  properties: {
+    success: { type: 'boolean' },
+    message: { type: 'string' },
+    code: { enum: errorCodes },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'rule', 'detail'],
+        additionalProperties: false,
+        properties: {
+          path: { type: 'string' },
+          rule: { type: 'string' },
+          detail: { type: 'string' },
+        },
+      },
+    },
+    /** The listing, for a successful list command. */
+    listing: listElementsResponseSchema,
+  },
+} as const;
+
+/** Payload of operator.presence: an agent's heartbeat (online) or goodbye (offline). */
+export const operatorPresenceSchema = {
+  type: 'object',
+  required: ['device_name', 'online', 'ttl_ms'],
+  additionalProperties: false,
+  properties: {
+    device_name: deviceNameSchema,
+    online: { type: 'boolean' },
+    /** Consider the agent gone when no heartbeat came for this long. */
+    ttl_ms: { type: 'integer', minimum: 1 },
+  },
+} as const;

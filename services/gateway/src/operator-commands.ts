@@ -1,0 +1,77 @@
+import {
+  AppError,
+  createEnvelope,
+  parseKeyCombo,
+  toKeyName,
+  toModifierName,
+  unique,
+  validators,
+  type KeyCombo,
+  type ListCommand,
+  type ListElementsRequest,
+  type ListElementsResponse,
+  type ModifierName,
+  type OperationResult,
+  type OperatorCommand,
+  type OperatorResult,
+  type PressKeyRequest,
+} from '@screenfleet/contracts';
+import type { Bus } from '@screenfleet/bus';
+
+/** Both request shapes (spec {key, modifiers}, screenpipe SDK {key_combo}) as canonical names. */
+export function toKeyCombo(request: PressKeyRequest): KeyCombo {
+  // The request passed the schema, whose x-key-name keyword already checked every name.
+  if (request.key_combo !== undefined) return parseKeyCombo(request.key_combo) as KeyCombo;
+  return {
+    key: toKeyName(request.key ?? '') as KeyCombo['key'],
+    modifiers: unique((request.modifiers ?? []).map((m) => toModifierName(m) as ModifierName)),
+  };
+}
+
+/**
+ * Sends one command to a device's agent and turns its answer back into the error it stood
+ * for, so the gateway's one error mapping applies (409, 400, 503, 500 ...). The bus itself
+ * rejects DeviceUnavailableError (no agent, 404) and TimeoutError (silent agent, 504).
+ */
+export async function sendOperatorCommand(
+  bus: Pick<Bus, 'sendToDevice'>,
+  device: string,
+  command: OperatorCommand,
+  options: { timeoutMs: number; requestId: string },
+): Promise<OperatorResult> {
+  const envelope = createEnvelope('operator.command', command, {
+    correlationId: options.requestId,
+  });
+  const reply = await bus.sendToDevice<unknown>(device, envelope, {
+    timeoutMs: options.timeoutMs,
+  });
+  const result = validators.operatorResult.parse(reply.payload);
+  if (!result.success) {
+    throw new AppError(result.code ?? 'operation_failed', result.message, result.errors ?? []);
+  }
+  return result;
+}
+
+export function toListCommand(request: ListElementsRequest, timeoutMs: number): ListCommand {
+  const command: ListCommand = {
+    action: 'list',
+    timeout_ms: timeoutMs,
+    app_name: request.app_name,
+  };
+  if (request.window_name != null) command.window_name = request.window_name;
+  if (request.with_text_only != null) command.with_text_only = request.with_text_only;
+  if (request.interactable_only != null) command.interactable_only = request.interactable_only;
+  if (request.include_sometimes_interactable != null)
+    command.include_sometimes_interactable = request.include_sometimes_interactable;
+  if (request.max_elements != null) command.max_elements = request.max_elements;
+  return command;
+}
+
+export function listingOf(result: OperatorResult): ListElementsResponse {
+  if (!result.listing) throw new AppError('operation_failed', 'the agent sent no listing');
+  return result.listing;
+}
+
+export function operationResultOf(result: OperatorResult): OperationResult {
+  return { success: result.success, message: result.message };
+}

@@ -1,0 +1,82 @@
+import { createEnvelope, type OperatorPresence } from '@screenfleet/contracts';
+import type { Bus, Delivery, Outcome } from '@screenfleet/bus';
+import { createLogger } from '@screenfleet/runtime';
+import { toKeyCombo } from './operator-commands';
+import { createOperatorPresence } from './operator-presence';
+
+async function started() {
+  let handler: ((delivery: Delivery<unknown>) => Promise<Outcome>) | undefined;
+  const bus: Pick<Bus, 'consume'> = {
+    consume: async <T>(_queue: string, h: (delivery: Delivery<T>) => Promise<Outcome>) => {
+      handler = h as (delivery: Delivery<unknown>) => Promise<Outcome>;
+      return { cancel: async () => undefined };
+    },
+  };
+  const presence = createOperatorPresence({
+    bus,
+    logger: createLogger({ service: 'test', level: 'silent' }),
+  });
+  await presence.start();
+  const announce = (payload: OperatorPresence) =>
+    handler?.({
+      envelope: createEnvelope('operator.presence', payload),
+      redelivered: false,
+      deliveryCount: 0,
+    });
+  return { presence, announce };
+}
+
+function thrown(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('operator presence', () => {
+  it('when no agent announced itself, then a request without device_name is a 404', async () => {
+    const { presence } = await started();
+    expect(thrown(() => presence.resolve(undefined))).toMatchObject({
+      code: 'device_unavailable',
+    });
+    expect(presence.resolve('desk-9')).toBe('desk-9');
+  });
+
+  it('when one agent is online, then it is used; when several are, then a 400 names them', async () => {
+    const { presence, announce } = await started();
+    await announce({ device_name: 'desk-1', online: true, ttl_ms: 6000 });
+    expect(presence.resolve(undefined)).toBe('desk-1');
+    await announce({ device_name: 'desk-2', online: true, ttl_ms: 6000 });
+    expect(thrown(() => presence.resolve(undefined))).toMatchObject({
+      code: 'validation_failed',
+      fieldErrors: [{ detail: expect.stringContaining('desk-1, desk-2') }],
+    });
+    await announce({ device_name: 'desk-2', online: false, ttl_ms: 6000 });
+    expect(presence.resolve(undefined)).toBe('desk-1');
+  });
+
+  it('when heartbeats stop, then the agent is forgotten after its ttl', async () => {
+    const { presence, announce } = await started();
+    await announce({ device_name: 'desk-1', online: true, ttl_ms: 6000 });
+    expect(presence.devices(Date.now() + 5000)).toEqual(['desk-1']);
+    expect(presence.devices(Date.now() + 7000)).toEqual([]);
+  });
+});
+
+describe('key combos', () => {
+  it('when either request shape is used, then keys and modifiers are canonical', () => {
+    expect(toKeyCombo({ element_index: 0, key_combo: 'CMD+Shift+Return' })).toEqual({
+      key: 'enter',
+      modifiers: ['meta', 'shift'],
+    });
+    expect(
+      toKeyCombo({ element_index: 0, key: 'ESC', modifiers: ['Control', 'ctrl', 'option'] }),
+    ).toEqual({ key: 'escape', modifiers: ['ctrl', 'alt'] });
+    expect(toKeyCombo({ element_index: 0, key: 'a', modifiers: null })).toEqual({
+      key: 'a',
+      modifiers: [],
+    });
+  });
+});

@@ -1,0 +1,162 @@
+import { AppError } from '@screenfleet/contracts';
+import type { Desktop, ElementRef, UiElement } from '../desktop';
+import { toListing } from './listing';
+import { pressByIndex } from './press-by-index';
+import { SnapshotStore } from './snapshots';
+
+function buildElement(overrides: Partial<UiElement> = {}): UiElement {
+  return {
+    role: 'entry',
+    name: 'First name',
+    bounds: { x: 10, y: 20, width: 200, height: 30 },
+    app: 'Chromium',
+    window: 'Operator test page',
+    ref: ':1.5/org/a11y/atspi/accessible/1' as ElementRef,
+    interactability: 'definite',
+    ...overrides,
+  };
+}
+
+const page = [
+  buildElement({ role: 'document web', name: '', interactability: 'sometimes' }),
+  buildElement({ name: 'First name' }),
+  buildElement({ name: 'Last name', bounds: { x: 10, y: 60, width: 200, height: 30 } }),
+  buildElement({ role: 'push button', name: 'Submit' }),
+];
+
+/** A desktop that records what was done to it; `now` says what describe() answers. */
+function fakeDesktop(now: (e: UiElement) => UiElement | null = (e) => e) {
+  const calls: string[] = [];
+  const desktop: Desktop = {
+    listElements: async () => page,
+    describe: async (e) => now(e),
+    focus: async (e) => {
+      calls.push(`focus ${e.name}`);
+    },
+    pressKey: async (key, modifiers) => {
+      calls.push(`press ${[...modifiers, key].join('+')}`);
+    },
+    close: async () => undefined,
+  };
+  return { desktop, calls };
+}
+
+const press = { elementIndex: 2, key: 'k' as const, modifiers: ['ctrl' as const] };
+
+describe('press by index', () => {
+  it('when the element is unchanged, then it is focused and the key pressed', async () => {
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, 1000);
+    const { desktop, calls } = fakeDesktop();
+
+    const message = await pressByIndex(desktop, snapshots, press, () => 2000);
+
+    expect(calls).toEqual(['focus Last name', 'press ctrl+k']);
+    expect(message).toMatch(/pressed ctrl\+k on element 2 \(entry 'Last name'\)/);
+  });
+
+  it.each<[string, (e: UiElement) => UiElement | null, RegExp]>([
+    ['gone', () => null, /gone/],
+    ['renamed', (e) => ({ ...e, name: 'Surname' }), /changed.*name 'Last name' -> 'Surname'/],
+    ['moved', (e) => ({ ...e, bounds: { ...e.bounds, y: 99 } }), /changed.*bounds moved/],
+    ['another role', (e) => ({ ...e, role: 'label' }), /changed.*role/],
+  ])('when the element is %s, then 409 and nothing is pressed', async (_, now, message) => {
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, 1000);
+    const { desktop, calls } = fakeDesktop(now);
+
+    const error = await pressByIndex(desktop, snapshots, press, () => 2000).catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toMatchObject({ code: 'conflict', message: expect.stringMatching(message) });
+    expect(calls).toEqual([]);
+  });
+
+  it('when there is no listing or it expired, then 409', async () => {
+    const snapshots = new SnapshotStore(5000);
+    const { desktop, calls } = fakeDesktop();
+    await expect(pressByIndex(desktop, snapshots, press, () => 0)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/no element listing/),
+    });
+    snapshots.save('chromium', page, 1000);
+    await expect(pressByIndex(desktop, snapshots, press, () => 6000)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/expired/),
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('when the index is past the listing, then 400 naming the range', async () => {
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, 1000);
+    const { desktop } = fakeDesktop();
+    const error: unknown = await pressByIndex(
+      desktop,
+      snapshots,
+      { ...press, elementIndex: 4 },
+      () => 2000,
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'validation_failed' });
+    expect((error as AppError).fieldErrors[0]?.detail).toMatch(/0 to 3/);
+  });
+
+  it('when the key press fails, then operation_failed with the reason', async () => {
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, 1000);
+    const { desktop } = fakeDesktop();
+    desktop.pressKey = () => Promise.reject(new Error('XTest refused'));
+    await expect(pressByIndex(desktop, snapshots, press, () => 2000)).rejects.toMatchObject({
+      code: 'operation_failed',
+      message: 'the key press failed: XTest refused',
+    });
+  });
+
+  it('when another app is listed later, then indices refer to the newest listing', async () => {
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, 1000);
+    snapshots.save('gedit', [buildElement({ name: 'Editor' })], 1500);
+    const { desktop, calls } = fakeDesktop();
+    await pressByIndex(desktop, snapshots, { ...press, elementIndex: 0 }, () => 2000);
+    expect(calls[0]).toBe('focus Editor');
+  });
+});
+
+describe('listing', () => {
+  it('when filters hide elements, then the others keep their full-list index', () => {
+    const snapshot = new SnapshotStore(30_000).save('chromium', page, 0);
+    const listing = toListing(snapshot, { interactable_only: true, with_text_only: true });
+    expect(listing.elements.map((e) => [e.index, e.text])).toEqual([
+      [1, 'First name'],
+      [2, 'Last name'],
+      [3, 'Submit'],
+    ]);
+    expect(
+      toListing(snapshot, { interactable_only: true, include_sometimes_interactable: false })
+        .elements,
+    ).toHaveLength(3);
+    expect(toListing(snapshot, { max_elements: 2 }).elements.map((e) => e.index)).toEqual([0, 1]);
+    expect(listing.stats).toMatchObject({
+      total: 4,
+      definitely_interactable: 3,
+      sometimes_interactable: 1,
+      by_role: { entry: 2, 'push button': 1, 'document web': 1 },
+    });
+    expect(listing.cache_info).toMatchObject({
+      cache_id: snapshot.cacheId,
+      element_count: 4,
+      ttl_seconds: 30,
+      timestamp: '1970-01-01T00:00:00.000Z',
+      expires_at: '1970-01-01T00:00:30.000Z',
+    });
+    expect(listing.elements[1]).toEqual({
+      index: 2,
+      role: 'entry',
+      text: 'Last name',
+      interactability: 'definite',
+      position: { x: 10, y: 60 },
+      size: { width: 200, height: 30 },
+    });
+  });
+});

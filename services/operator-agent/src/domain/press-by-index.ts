@@ -1,0 +1,78 @@
+import {
+  AppError,
+  ConflictError,
+  ValidationError,
+  type KeyName,
+  type ModifierName,
+} from '@screenfleet/contracts';
+import { ElementGoneError, type Bounds, type Desktop, type UiElement } from '../desktop';
+import type { SnapshotStore } from './snapshots';
+
+export interface PressByIndex {
+  elementIndex: number;
+  key: KeyName;
+  modifiers: ModifierName[];
+}
+
+const sameBounds = (a: Bounds, b: Bounds): boolean =>
+  a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+
+/** What differs between the listed element and the element now; empty when it is the same. */
+export function differences(listed: UiElement, now: UiElement): string[] {
+  const changed: string[] = [];
+  if (listed.role !== now.role) changed.push(`role '${listed.role}' -> '${now.role}'`);
+  if (listed.name !== now.name) changed.push(`name '${listed.name}' -> '${now.name}'`);
+  if (!sameBounds(listed.bounds, now.bounds)) changed.push('bounds moved');
+  return changed;
+}
+
+/** The element at the index of the newest snapshot, or 409 (no snapshot) / 400 (out of range). */
+export function elementAt(snapshots: SnapshotStore, index: number, now: number): UiElement {
+  const { elements, cacheId } = snapshots.current(now);
+  const element = elements[index];
+  if (!element) {
+    const range = elements.length === 0 ? 'it is empty' : `0 to ${elements.length - 1}`;
+    throw new ValidationError(`element_index ${index} is out of range`, [
+      {
+        path: 'element_index',
+        rule: 'maximum',
+        detail: `element_index ${index} is not in listing ${cacheId}: ${range}`,
+      },
+    ]);
+  }
+  return element;
+}
+
+/**
+ * Presses a key on an element of the newest listing: re-checks that the element is still the
+ * one listed (gone or changed: 409, nothing pressed), focuses it, then presses; the Desktop
+ * releases every modifier whatever happens.
+ */
+export async function pressByIndex(
+  desktop: Desktop,
+  snapshots: SnapshotStore,
+  press: PressByIndex,
+  now: () => number = Date.now,
+): Promise<string> {
+  const listed = elementAt(snapshots, press.elementIndex, now());
+  const current = await desktop.describe(listed);
+  if (!current) throw new ElementGoneError(listed);
+  const changed = differences(listed, current);
+  if (changed.length > 0) {
+    throw new ConflictError(
+      `the element at index ${press.elementIndex} changed since it was listed (${changed.join(', ')}): list the elements again`,
+    );
+  }
+  await desktop.focus(listed);
+  try {
+    await desktop.pressKey(press.key, press.modifiers);
+  } catch (error) {
+    if (error instanceof AppError && error.code !== 'operation_failed') throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AppError('operation_failed', `the key press failed: ${reason}`, [], {
+      cause: error,
+    });
+  }
+  const combo = [...press.modifiers, press.key].join('+');
+  return `pressed ${combo} on element ${press.elementIndex} (${listed.role} '${listed.name}')`;
+}

@@ -1,0 +1,62 @@
+import type { Bus, Subscription } from '@screenfleet/bus';
+import type { Logger, Registry } from '@screenfleet/runtime';
+import type { Desktop } from './desktop';
+import { SnapshotStore } from './domain/snapshots';
+import { createCommandHandler } from './entry/command.handler';
+import { createPresencePublisher } from './entry/presence.publisher';
+import { createAgentMetrics } from './metrics';
+
+export { agentConfigSpec } from './config';
+export { unavailableDesktop } from './domain/unavailable-desktop';
+export { SnapshotStore, type Snapshot } from './domain/snapshots';
+export { CLOCK_SKEW_MS } from './entry/command.handler';
+export * from './desktop';
+
+export interface OperatorAgentDeps {
+  bus: Pick<Bus, 'serveDevice' | 'publish'>;
+  desktop: Desktop;
+  /** The routing key this agent serves: gateways address it by this name. */
+  deviceName: string;
+  /** How long a listing stays usable for press-key-by-index. */
+  snapshotTtlMs: number;
+  logger: Logger;
+  registry: Registry;
+  /** Presence heartbeat interval; default 2000 ms. */
+  heartbeatMs?: number;
+}
+
+export interface OperatorAgent {
+  start(): Promise<void>;
+  /** Says goodbye, stops taking commands and waits for the one in hand. The desktop stays open. */
+  stop(): Promise<void>;
+}
+
+export function createOperatorAgent(deps: OperatorAgentDeps): OperatorAgent {
+  const logger = deps.logger.child({ component: 'operator-agent', device: deps.deviceName });
+  const handle = createCommandHandler({
+    desktop: deps.desktop,
+    snapshots: new SnapshotStore(deps.snapshotTtlMs),
+    metrics: createAgentMetrics(deps.registry),
+    logger,
+  });
+  const presence = createPresencePublisher({
+    bus: deps.bus,
+    deviceName: deps.deviceName,
+    intervalMs: deps.heartbeatMs ?? 2000,
+    logger,
+  });
+  let subscription: Subscription | undefined;
+
+  return {
+    async start() {
+      subscription = await deps.bus.serveDevice(deps.deviceName, handle);
+      await presence.start();
+      logger.info({ snapshotTtlMs: deps.snapshotTtlMs }, 'serving operator commands');
+    },
+    async stop() {
+      await presence.stop();
+      await subscription?.cancel();
+      subscription = undefined;
+    },
+  };
+}
