@@ -35,7 +35,11 @@ export interface RunningGateway {
 /** The gateway built as main.ts builds it, in this process, on a free loopback port. */
 export async function startGateway(
   brokerUrl: string,
-  options: { publishTimeoutMs?: number; reconnectMs?: number } = {},
+  options: {
+    publishTimeoutMs?: number;
+    reconnectMs?: number;
+    allowUnauthenticatedLoopback?: boolean;
+  } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
   const logger = createLogger({ service: 'gateway', level: 'silent' });
@@ -55,7 +59,7 @@ export async function startGateway(
     bus,
     auth: {
       tokens: createTokenRegistry(Object.values(tokens)),
-      allowUnauthenticatedLoopback: false,
+      allowUnauthenticatedLoopback: options.allowUnauthenticatedLoopback ?? false,
     },
     metrics: createGatewayMetrics(registry),
     logger,

@@ -19,6 +19,8 @@ export class ConfirmPublisher implements ChannelUser {
   private readonly pending = new Set<Promise<void>>();
   /** amqplib fails unconfirmed publishes with a bare "channel closed"; the 'error' before it says why. */
   private readonly closeReasons = new WeakMap<ConfirmChannel, Error>();
+  /** Message ids the broker returned as unroutable; the broker sends basic.return before the ack. */
+  private readonly returned = new Set<string>();
 
   constructor(
     private readonly connection: ReconnectingConnection,
@@ -39,6 +41,10 @@ export class ConfirmPublisher implements ChannelUser {
       },
     );
     channel.on('error', (err: Error) => this.closeReasons.set(channel, err));
+    channel.on('return', (message: { properties: { messageId?: unknown } }) => {
+      if (typeof message.properties.messageId === 'string')
+        this.returned.add(message.properties.messageId);
+    });
     this.channel = channel;
   }
 
@@ -81,21 +87,35 @@ export class ConfirmPublisher implements ChannelUser {
         );
       }, this.confirmTimeoutMs);
       try {
-        channel.publish(exchange, routingKey, body, properties, (err: unknown) => {
-          clearTimeout(timer);
-          if (err) {
-            const reason = this.closeReasons.get(channel) ?? err;
-            // A nack, or the channel closed before the confirm: the message may not be stored.
-            reject(
-              new BrokerUnavailableError(
-                `the broker did not take the message: ${errorMessage(reason)}`,
-                { cause: reason },
-              ),
-            );
-          } else {
-            resolve();
-          }
-        });
+        // mandatory: a message no queue is bound for comes back instead of being confirmed and
+        // silently dropped (e.g. its queue was deleted): that must not become a false success.
+        channel.publish(
+          exchange,
+          routingKey,
+          body,
+          { ...properties, mandatory: true },
+          (err: unknown) => {
+            clearTimeout(timer);
+            if (this.returned.delete(envelope.message_id)) {
+              reject(
+                new BrokerUnavailableError(
+                  `no queue is bound for ${exchange}/${routingKey}: the message was not stored`,
+                ),
+              );
+            } else if (err) {
+              const reason = this.closeReasons.get(channel) ?? err;
+              // A nack, or the channel closed before the confirm: the message may not be stored.
+              reject(
+                new BrokerUnavailableError(
+                  `the broker did not take the message: ${errorMessage(reason)}`,
+                  { cause: reason },
+                ),
+              );
+            } else {
+              resolve();
+            }
+          },
+        );
       } catch (err) {
         clearTimeout(timer);
         reject(new BrokerUnavailableError(`cannot publish: ${errorMessage(err)}`, { cause: err }));

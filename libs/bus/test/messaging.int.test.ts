@@ -1,4 +1,4 @@
-import { createEnvelope } from '@screenfleet/contracts';
+import { BrokerUnavailableError, createEnvelope } from '@screenfleet/contracts';
 import type { Delivery, Outcome } from '@screenfleet/bus';
 import { buildTopology, TestBroker, waitForEvent } from './support';
 
@@ -48,6 +48,19 @@ describe('amqp bus: publish and consume', () => {
     await expect(bus.queueDepth(`${t.queue}-missing`)).rejects.toThrow(/NOT_FOUND/);
     await bus.publish(t.exchange, 'content.frames', buildBatch());
     expect(await bus.queueDepth(t.queue)).toBe(3);
+  });
+
+  it('when no queue is bound for a message, then publish rejects instead of confirming a dropped message', async () => {
+    const t = buildTopology();
+    const { bus } = await broker.startBus(t);
+
+    await expect(bus.publish(t.exchange, 'audio.raw', buildBatch())).rejects.toThrow(
+      new BrokerUnavailableError(
+        `no queue is bound for ${t.exchange}/audio.raw: the message was not stored`,
+      ),
+    );
+    await bus.publish(t.exchange, 'content.frames', buildBatch());
+    expect(await bus.queueDepth(t.queue)).toBe(1);
   });
 
   it('when published, then the message is persistent JSON with the envelope metadata as properties', async () => {

@@ -17,6 +17,7 @@ export {
 } from './auth/tokens';
 export { loadOrCreateLocalToken } from './auth/local-token';
 export { isLoopback } from './auth/loopback';
+export { resolveAuth, type AuthSetup } from './auth/auth-setup';
 export type { GatewayDeps } from './app';
 
 /** Every gateway metric on the process's registry: HTTP and operator commands. */

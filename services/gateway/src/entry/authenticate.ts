@@ -1,6 +1,5 @@
 import type { RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
-import { scopes } from '../auth/tokens';
 import { isLoopback } from '../auth/loopback';
 import { HttpError } from './http-errors';
 
@@ -10,7 +9,11 @@ export interface AuthOptions {
   allowUnauthenticatedLoopback: boolean;
 }
 
-const anonymousLoopback: TokenGrant = { id: 'unauthenticated-loopback', scopes };
+/**
+ * What screenpipe's unmodified local clients need: pushing content and reading the archive.
+ * Never the operator scope: a key press into a desktop always needs a token, even locally.
+ */
+const anonymousLoopback: TokenGrant = { id: 'unauthenticated-loopback', scopes: ['ingest', 'archive:read'] };
 
 declare module 'express-serve-static-core' {
   interface Locals {

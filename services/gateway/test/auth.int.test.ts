@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isLoopback, resolveAuth } from '@screenfleet/gateway';
+import { isolatedBroker } from '../../../test/services';
+import { buildBatch } from '../../../test/support/content';
+import { startGateway, tokens, type RunningGateway } from '../../../test/support/gateway';
+
+describe('gateway auth set-up', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'sf-auth-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const config = (overrides: Partial<Parameters<typeof resolveAuth>[0]> = {}) => ({
+    host: '127.0.0.1',
+    tokens: undefined,
+    allowUnauthenticatedLoopback: false,
+    dataDir,
+    ...overrides,
+  });
+
+  it('when no tokens are configured, then a local token with every scope is generated, kept 0600, and the same after a restart', () => {
+    const first = resolveAuth(config());
+    const again = resolveAuth(config());
+
+    expect(first.localToken).toMatch(/^sf_[\w-]{32}$/);
+    expect(again.localToken).toBe(first.localToken);
+    expect(statSync(path.join(dataDir, 'gateway-token')).mode & 0o777).toBe(0o600);
+    expect(first.auth.tokens.find(first.localToken!)?.scopes).toEqual([
+      'ingest',
+      'operator',
+      'archive:read',
+      'archive:write',
+      'metrics',
+    ]);
+  });
+
+  it('when no tokens are configured and the host is not loopback, then the gateway refuses to start', () => {
+    expect(() => resolveAuth(config({ host: '0.0.0.0' }))).toThrow(
+      'GATEWAY_HOST=0.0.0.0 is not loopback: set GATEWAY_TOKENS before opening the API to the network',
+    );
+  });
+
+  it('when the unauthenticated switch is on and the host is not loopback, then the gateway refuses to start, tokens or not', () => {
+    expect(() =>
+      resolveAuth(
+        config({
+          host: '10.0.0.5',
+          allowUnauthenticatedLoopback: true,
+          tokens: JSON.stringify([tokens.all]),
+        }),
+      ),
+    ).toThrow(/GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK needs GATEWAY_HOST on loopback/);
+  });
+
+  it('when tokens are configured, then only they are accepted and no local token is made', () => {
+    const setup = resolveAuth(
+      config({ host: '0.0.0.0', tokens: JSON.stringify([tokens.ingestDesk1]) }),
+    );
+    expect(setup.localToken).toBeUndefined();
+    expect(setup.auth.tokens.find(tokens.ingestDesk1.token)).toEqual({
+      id: 'test-desk1',
+      scopes: ['ingest'],
+      devices: ['desk-1'],
+    });
+    expect(setup.auth.tokens.find(tokens.all.token)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      '[{"id":"a","token":"short","scopes":["ingest"]}]',
+      'GATEWAY_TOKENS[0].token must be a string of at least 16 characters',
+    ],
+    [
+      '[{"id":"a","token":"0123456789abcdef","scopes":["admin"]}]',
+      'GATEWAY_TOKENS[0].scopes must be a list of: ingest, operator, archive:read, archive:write, metrics',
+    ],
+    ['{"id":"a"}', 'GATEWAY_TOKENS must be a JSON list'],
+    ['not json', 'GATEWAY_TOKENS must be a JSON list of {id, token, scopes, devices?}'],
+  ])('when GATEWAY_TOKENS is %s, then start-up fails saying why', (value, message) => {
+    expect(() => resolveAuth(config({ tokens: value }))).toThrow(message);
+  });
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', false],
+    ['192.168.1.2', false],
+    ['::', false],
+  ])('when the address is %s, then loopback is %s', (address, expected) => {
+    expect(isLoopback(address)).toBe(expected);
+  });
+});
+
+describe('the loopback compatibility switch', () => {
+  let broker: { url: string; remove(): Promise<void> };
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    broker = await isolatedBroker();
+    gateway = await startGateway(broker.url, { allowUnauthenticatedLoopback: true });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await broker?.remove();
+  });
+
+  const postWithoutToken = (route: string, body: unknown) =>
+    fetch(`${gateway.url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it("when screenpipe's local client posts without a token, then the batch is accepted", async () => {
+    const response = await postWithoutToken('/add', buildBatch('compat-1', 0, 2));
+    expect(response.status).toBe(200);
+  });
+
+  it('when a key press comes without a token, then it is refused even from loopback', async () => {
+    const response = await postWithoutToken('/experimental/operator/press-key-by-index', {
+      element_index: 0,
+      key: 'a',
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it('when a wrong token is sent, then it is refused rather than treated as anonymous', async () => {
+    const response = await fetch(`${gateway.url}/add`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-token' },
+      body: JSON.stringify(buildBatch('compat-1', 0, 1)),
+    });
+    expect(response.status).toBe(401);
+  });
+});
