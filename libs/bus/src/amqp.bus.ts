@@ -23,9 +23,11 @@ export interface AmqpBusOptions {
   /** Shown by the broker (rabbitmqctl list_connections client_properties); tests close it by name. */
   connectionName: string;
   logger?: Logger;
-  reconnect: BackoffOptions;
+  /** Backoff between reconnect attempts; default 200 ms doubling up to 10 s. */
+  reconnect?: BackoffOptions;
   /** How long a publish waits for the broker's confirm before failing. */
-  publishTimeoutMs: number;
+  /** How long a publish waits for the broker's confirm; default 5 s. */
+  publishTimeoutMs?: number;
   /** The direct exchange device commands go through; must be in the topology. */
   operatorExchange?: string;
 }
@@ -56,13 +58,13 @@ class AmqpBus implements Bus {
     this.connection = new ReconnectingConnection({
       url: options.url,
       connectionName: options.connectionName,
-      reconnect: options.reconnect,
+      reconnect: options.reconnect ?? { initialMs: 200, maxMs: 10_000 },
       logger: this.logger,
     });
     this.publisher = new ConfirmPublisher(
       this.connection,
       options.topology,
-      options.publishTimeoutMs,
+      options.publishTimeoutMs ?? 5000,
       this.logger,
     );
     this.rpc = new RpcClient(this.connection, options.topology, this.events, this.logger);

@@ -38,3 +38,4 @@ export {
 // Services define their own metrics on the registry without depending on prom-client directly.
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export { backoffDelay, type BackoffOptions } from './backoff';
+export { serviceConfigSpec } from './service-config';

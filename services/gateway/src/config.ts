@@ -1,6 +1,7 @@
-import { defineConfig, LOG_LEVELS } from '@screenfleet/runtime';
+import { defineConfig, serviceConfigSpec } from '@screenfleet/runtime';
 
 export const gatewayConfigSpec = defineConfig({
+  ...serviceConfigSpec('GATEWAY', 9464),
   port: {
     env: 'GATEWAY_PORT',
     kind: 'integer',
@@ -34,13 +35,6 @@ export const gatewayConfigSpec = defineConfig({
     default: './data',
     doc: 'Where the generated local token is kept',
   },
-  rabbitmqUrl: {
-    env: 'RABBITMQ_URL',
-    kind: 'url',
-    protocols: ['amqp', 'amqps'],
-    secret: true,
-    doc: 'RabbitMQ URL',
-  },
   publishTimeout: {
     env: 'GATEWAY_PUBLISH_TIMEOUT',
     kind: 'duration',
@@ -52,32 +46,5 @@ export const gatewayConfigSpec = defineConfig({
     kind: 'duration',
     default: 5000,
     doc: 'Longest wait for an operator agent to answer a command (504 after); the command expires with it',
-  },
-  opsPort: {
-    env: 'GATEWAY_OPS_PORT',
-    kind: 'integer',
-    min: 0,
-    max: 65535,
-    default: 9464,
-    doc: 'Port of /metrics, /healthz, /readyz',
-  },
-  opsHost: {
-    env: 'GATEWAY_OPS_HOST',
-    kind: 'string',
-    default: '127.0.0.1',
-    doc: 'Address of the ops server',
-  },
-  logLevel: {
-    env: 'LOG_LEVEL',
-    kind: 'enum',
-    values: LOG_LEVELS,
-    default: 'info',
-    doc: 'Log level',
-  },
-  shutdownTimeout: {
-    env: 'SHUTDOWN_TIMEOUT',
-    kind: 'duration',
-    default: 15000,
-    doc: 'Longest graceful stop',
   },
 });

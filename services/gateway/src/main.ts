@@ -23,7 +23,6 @@ void runMain(
       topology,
       connectionName: 'gateway',
       logger,
-      reconnect: { initialMs: 200, maxMs: 10_000 },
       publishTimeoutMs: config.publishTimeout,
     });
     const gateway = createGateway({

@@ -1,13 +1,7 @@
-import { defineConfig, LOG_LEVELS } from '@screenfleet/runtime';
+import { defineConfig, serviceConfigSpec } from '@screenfleet/runtime';
 
 export const ingestConfigSpec = defineConfig({
-  rabbitmqUrl: {
-    env: 'RABBITMQ_URL',
-    kind: 'url',
-    protocols: ['amqp', 'amqps'],
-    secret: true,
-    doc: 'RabbitMQ URL',
-  },
+  ...serviceConfigSpec('INGEST', 9465),
   mongodbUrl: {
     env: 'MONGODB_URL',
     kind: 'url',
@@ -63,32 +57,5 @@ export const ingestConfigSpec = defineConfig({
     kind: 'duration',
     default: 10000,
     doc: 'Longest wait between store retries',
-  },
-  opsPort: {
-    env: 'INGEST_OPS_PORT',
-    kind: 'integer',
-    min: 0,
-    max: 65535,
-    default: 9465,
-    doc: 'Port of /metrics, /healthz, /readyz',
-  },
-  opsHost: {
-    env: 'INGEST_OPS_HOST',
-    kind: 'string',
-    default: '127.0.0.1',
-    doc: 'Address of the ops server',
-  },
-  logLevel: {
-    env: 'LOG_LEVEL',
-    kind: 'enum',
-    values: LOG_LEVELS,
-    default: 'info',
-    doc: 'Log level',
-  },
-  shutdownTimeout: {
-    env: 'SHUTDOWN_TIMEOUT',
-    kind: 'duration',
-    default: 15000,
-    doc: 'Longest graceful stop',
   },
 });

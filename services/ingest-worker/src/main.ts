@@ -27,8 +27,6 @@ void runMain(
       topology,
       connectionName: config.connectionName,
       logger,
-      reconnect: { initialMs: 200, maxMs: 10_000 },
-      publishTimeoutMs: 5000,
     });
     const worker = createIngestWorker({
       bus,
