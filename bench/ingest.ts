@@ -51,6 +51,27 @@ interface BaselineDocument {
   [field: string]: unknown;
 }
 
+/** CPU seconds (user + system) a process has used so far; Linux clock ticks are 1/100 s. */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU used by each named process while `work` runs: where the time goes. */
+async function cpuDuring<T>(pids: Record<string, number | undefined>, work: () => Promise<T>) {
+  const before = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]),
+  );
+  const result = await work();
+  const cpu = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [
+      name,
+      Math.round((cpuSeconds(pid) - (before[name] ?? 0)) * 10) / 10,
+    ]),
+  );
+  return { result, cpu };
+}
+
 async function baseline(
   rabbitmqUrl: string,
   collection: Collection<BaselineDocument>,
@@ -136,9 +157,15 @@ async function main(): Promise<void> {
     const baselineDb = client.db('bench_baseline');
     const oursDb = client.db('bench_ours');
     await Promise.all([baselineDb.dropDatabase(), oursDb.dropDatabase()]);
-    const baselineItemsPerS = await baseline(
-      services.rabbitmqUrl,
-      baselineDb.collection('content_items'),
+    const broker = Number((await run('pgrep', ['-o', 'beam.smp'])).stdout.trim());
+    const ferretdb = services.env.TEST_FERRETDB_PIDFILE
+      ? Number(readFileSync(services.env.TEST_FERRETDB_PIDFILE, 'utf8'))
+      : undefined;
+    const shared = { rabbitmq: broker, ferretdb };
+    const { result: baselineItemsPerS, cpu: baselineCpu } = await cpuDuring(
+      { ...shared, baseline_process: process.pid },
+      () =>
+        baseline(services.rabbitmqUrl, baselineDb.collection<BaselineDocument>('content_items')),
     );
     log(`baseline: ${Math.round(baselineItemsPerS)} items/s`);
 
@@ -169,8 +196,14 @@ async function main(): Promise<void> {
     const items = oursDb.collection('content_items');
 
     const started = performance.now();
-    const full = await load(url, 'ours-full');
-    await waitForCount(items, BATCHES * ITEMS);
+    const { result: full, cpu: oursCpu } = await cpuDuring(
+      { ...shared, gateway: gateway.child.pid, worker: worker.child.pid },
+      async () => {
+        const report = await load(url, 'ours-full');
+        await waitForCount(items, BATCHES * ITEMS);
+        return report;
+      },
+    );
     const itemsPerS = (BATCHES * ITEMS) / ((performance.now() - started) / 1000);
     log(`ours at full load: ${Math.round(itemsPerS)} items/s`);
 
@@ -192,6 +225,8 @@ async function main(): Promise<void> {
         latency_ms: percentiles(half.latencies, [50, 95, 99]),
       },
       rss_mb: { gateway: peakRssMb(gateway.child.pid), worker: peakRssMb(worker.child.pid) },
+      // CPU seconds per process over each full-load phase (2 cores here): where the time goes.
+      cpu_s: { baseline: baselineCpu, ours: oursCpu },
     };
     console.log(JSON.stringify(result));
   } finally {
