@@ -63,6 +63,15 @@ describe('operator commands through the gateway to agents on real desktops', () 
     return found.index;
   };
 
+  /** gateway_operator_commands_total for one action and result (the audit's counter). */
+  const commandCount = async (action: string, result: string): Promise<number> => {
+    const metric = await g().registry.getSingleMetric('gateway_operator_commands_total')?.get();
+    const value = metric?.values.find(
+      (v) => v.labels.action === action && v.labels.result === result,
+    );
+    return value?.value ?? 0;
+  };
+
   const plain = (r: KeydownReport) => !r.ctrlKey && !r.shiftKey && !r.altKey && !r.metaKey;
 
   beforeAll(async () => {
@@ -240,6 +249,12 @@ describe('operator commands through the gateway to agents on real desktops', () 
     expect(noSnapshot.status).toBe(409);
     expect(noSnapshot.body.message).toMatch(/no element listing/);
 
+    // Refused before the command is even read: still audited and counted.
+    const counted = {
+      forbidden: await commandCount('press', 'forbidden_scope'),
+      unauthorized: await commandCount('press', 'unauthorized'),
+      badJson: await commandCount('press', 'invalid_json'),
+    };
     const noScope = await call(
       PRESS,
       { element_index: 0, key: 'a', device_name: devA },
@@ -252,6 +267,17 @@ describe('operator commands through the gateway to agents on real desktops', () 
       body: JSON.stringify({ element_index: 0, key: 'a', device_name: devA }),
     });
     expect(noToken.status).toBe(401);
+    const badJson = await call(PRESS, '{"element_index": 0, "key": ');
+    expect(badJson.status).toBe(400);
+    expect({
+      forbidden: await commandCount('press', 'forbidden_scope'),
+      unauthorized: await commandCount('press', 'unauthorized'),
+      badJson: await commandCount('press', 'invalid_json'),
+    }).toEqual({
+      forbidden: counted.forbidden + 1,
+      unauthorized: counted.unauthorized + 1,
+      badJson: counted.badJson + 1,
+    });
 
     const wrongMethod = await fetch(g().url + PRESS, {
       headers: { authorization: `Bearer ${tokens.all.token}` },
@@ -293,6 +319,46 @@ describe('operator commands through the gateway to agents on real desktops', () 
         .slice(countB)
         .map((r) => r.code),
     ).toEqual(['ShiftLeft', 'KeyW']);
+  });
+
+  test('when another listing replaced the one a cache_id names, then the press is a 409 and nothing is typed', async () => {
+    const mine = await listPage(devA);
+    const last = indexOf(mine, 'Last name');
+    // Another client lists the same device (another app or window would do the same).
+    const other = await call(LIST, { app_name: 'Chromium', device_name: devA, max_elements: 3 });
+    expect(other.status).toBe(200);
+    const theirs = other.body as unknown as ListElementsResponse;
+    expect(theirs.cache_info.cache_id).not.toBe(mine.cache_info.cache_id);
+    const count = a().keydowns().length;
+
+    for (const body of [
+      { key: 'v', cache_id: mine.cache_info.cache_id },
+      { key_combo: 'shift+v', cache_id: mine.cache_info.cache_id },
+    ]) {
+      const stale = await call(PRESS, { element_index: last, device_name: devA, ...body });
+      expect(stale.status).toBe(409);
+      expect(stale.body.message).toMatch(/no longer this device's current/);
+    }
+    await sleep(200);
+    expect(a().keydowns().length).toBe(count);
+
+    const current = await call(PRESS, {
+      element_index: last,
+      key: 'v',
+      device_name: devA,
+      cache_id: theirs.cache_info.cache_id,
+    });
+    expect(current.status).toBe(200);
+    expect(await a().waitForKeydown((r) => r.code === 'KeyV')).toMatchObject({ activeId: 'last' });
+
+    const malformed = await call(PRESS, {
+      element_index: last,
+      key: 'v',
+      device_name: devA,
+      cache_id: 'not a cache id',
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors).toEqual([expect.objectContaining({ path: 'cache_id' })]);
   });
 
   test('when the listing expired, then pressing by index is a 409 and nothing is typed', async () => {
@@ -365,7 +431,7 @@ describe('operator commands through the gateway to agents on real desktops', () 
     const response = await call(PRESS, { element_index: last, key: 'z', device_name: devA });
     expect(response.status).toBe(504);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
-    // Past the deadline plus the agent's clock-skew allowance, then let the agent run again.
+    // Past the deadline, then let the agent run again.
     await sleep(TIMEOUT_MS + 1500 - (Date.now() - started));
     agent.child.kill('SIGCONT');
     // The broker had already pushed the command to the stalled agent (prefetch 1), so the

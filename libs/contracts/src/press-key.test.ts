@@ -12,6 +12,12 @@ describe('press-key request contract', () => {
     ['key_combo return', { element_index: 3, key_combo: 'return' }],
     ['a device name', { element_index: 3, key: 'F5', device_name: 'desk-2' }],
     [
+      'a cache_id with the spec shape',
+      { element_index: 3, key: 'a', cache_id: '0f8fad5b-d9cb-469f-a165-70867728950e' },
+    ],
+    ['a cache_id with key_combo', { element_index: 3, key_combo: 'cmd+a', cache_id: 'abc_123' }],
+    ['a null cache_id', { element_index: 3, key: 'a', cache_id: null }],
+    [
       'aliases in any case',
       { element_index: 2, key: 'ESC', modifiers: ['Control', 'OPTION', 'Win'] },
     ],
@@ -56,6 +62,21 @@ describe('press-key request contract', () => {
       'an unknown key in key_combo',
       { element_index: 1, key_combo: 'cmd+hyper' },
       [{ path: 'key_combo', rule: 'allowed-values' }],
+    ],
+    [
+      'a cache_id with spaces',
+      { element_index: 1, key: 'a', cache_id: 'not an id' },
+      [{ path: 'cache_id', rule: 'pattern' }],
+    ],
+    [
+      'a cache_id too long',
+      { element_index: 1, key: 'a', cache_id: 'a'.repeat(65) },
+      [{ path: 'cache_id', rule: 'maxLength' }],
+    ],
+    [
+      'an empty cache_id',
+      { element_index: 1, key: 'a', cache_id: '' },
+      [{ path: 'cache_id', rule: 'pattern' }],
     ],
     [
       'both key and key_combo',

@@ -14,6 +14,7 @@ import {
   type OperationResult,
   type OperatorCommand,
   type OperatorResult,
+  type PressCommand,
   type PressKeyRequest,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
@@ -64,6 +65,20 @@ export function toListCommand(request: ListElementsRequest, timeoutMs: number): 
   if (request.include_sometimes_interactable != null)
     command.include_sometimes_interactable = request.include_sometimes_interactable;
   if (request.max_elements != null) command.max_elements = request.max_elements;
+  return command;
+}
+
+/** The agent's command for a press request; cache_id pins the listing element_index reads. */
+export function toPressCommand(request: PressKeyRequest, timeoutMs: number): PressCommand {
+  const { key, modifiers } = toKeyCombo(request);
+  const command: PressCommand = {
+    action: 'press',
+    timeout_ms: timeoutMs,
+    element_index: request.element_index,
+    key,
+    modifiers,
+  };
+  if (request.cache_id != null) command.cache_id = request.cache_id;
   return command;
 }
 

@@ -1,7 +1,6 @@
 import { createEnvelope, type OperatorPresence } from '@screenfleet/contracts';
 import type { Bus, Delivery, Outcome } from '@screenfleet/bus';
 import { createLogger } from '@screenfleet/runtime';
-import { toKeyCombo } from './operator-commands';
 import { createOperatorPresence } from './operator-presence';
 
 async function started() {
@@ -57,26 +56,31 @@ describe('operator presence', () => {
     expect(presence.resolve(undefined)).toBe('desk-1');
   });
 
+  it('when the token is bound to devices, then only those are chosen from and named', async () => {
+    const { presence, announce } = await started();
+    for (const device of ['desk-1', 'desk-2', 'desk-3', 'secret-9']) {
+      await announce({ device_name: device, online: true, ttl_ms: 6000 });
+    }
+    expect(presence.resolve(undefined, { allowed: ['desk-2', 'gone-4'] })).toBe('desk-2');
+
+    const several = thrown(() => presence.resolve(undefined, { allowed: ['desk-1', 'desk-3'] }));
+    expect(several).toMatchObject({
+      code: 'validation_failed',
+      fieldErrors: [{ detail: expect.stringContaining('connected: desk-1, desk-3') }],
+    });
+    expect(JSON.stringify(several)).not.toContain('secret-9');
+    expect(JSON.stringify(several)).not.toContain('desk-2');
+
+    expect(thrown(() => presence.resolve(undefined, { allowed: ['gone-4'] }))).toMatchObject({
+      code: 'device_unavailable',
+      message: expect.not.stringContaining('desk-1'),
+    });
+  });
+
   it('when heartbeats stop, then the agent is forgotten after its ttl', async () => {
     const { presence, announce } = await started();
     await announce({ device_name: 'desk-1', online: true, ttl_ms: 6000 });
     expect(presence.devices(Date.now() + 5000)).toEqual(['desk-1']);
     expect(presence.devices(Date.now() + 7000)).toEqual([]);
-  });
-});
-
-describe('key combos', () => {
-  it('when either request shape is used, then keys and modifiers are canonical', () => {
-    expect(toKeyCombo({ element_index: 0, key_combo: 'CMD+Shift+Return' })).toEqual({
-      key: 'enter',
-      modifiers: ['meta', 'shift'],
-    });
-    expect(
-      toKeyCombo({ element_index: 0, key: 'ESC', modifiers: ['Control', 'ctrl', 'option'] }),
-    ).toEqual({ key: 'escape', modifiers: ['ctrl', 'alt'] });
-    expect(toKeyCombo({ element_index: 0, key: 'a', modifiers: null })).toEqual({
-      key: 'a',
-      modifiers: [],
-    });
   });
 });

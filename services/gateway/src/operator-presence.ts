@@ -17,8 +17,15 @@ export interface OperatorPresenceTracker {
   stop(): Promise<void>;
   /** The connected devices, sorted. */
   devices(now?: number): string[];
-  /** The named device, or the only connected one: 404 when none is, 400 naming them when several are. */
-  resolve(deviceName: string | undefined, now?: number): string;
+  /**
+   * The named device, or the only connected one among `allowed` (a bound token's devices; all
+   * when absent): 404 when none is, 400 naming them when several are. Devices outside `allowed`
+   * are never named.
+   */
+  resolve(
+    deviceName: string | undefined,
+    options?: { allowed?: readonly string[] | undefined; now?: number },
+  ): string;
 }
 
 export function createOperatorPresence(deps: {
@@ -58,14 +65,16 @@ export function createOperatorPresence(deps: {
       subscription = undefined;
     },
     devices,
-    resolve(deviceName, now) {
+    resolve(deviceName, { allowed, now } = {}) {
       if (deviceName !== undefined) return deviceName;
-      const connected = devices(now);
+      const connected = devices(now).filter((device) => !allowed || allowed.includes(device));
       const [only] = connected;
       if (connected.length === 1 && only !== undefined) return only;
       if (connected.length === 0) {
         throw new DeviceUnavailableError(
-          'no operator agent is connected: start one on the desktop (see services/operator-agent)',
+          allowed
+            ? `no operator agent is connected for this token's devices (${allowed.join(', ')})`
+            : 'no operator agent is connected: start one on the desktop (see services/operator-agent)',
         );
       }
       throw new ValidationError(

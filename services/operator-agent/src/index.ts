@@ -1,15 +1,16 @@
 import type { Bus, Subscription } from '@screenfleet/bus';
 import type { Logger, Registry } from '@screenfleet/runtime';
+import { agentConfigSpec } from './config';
 import type { Desktop } from './desktop';
 import { SnapshotStore } from './domain/snapshots';
 import { createCommandHandler } from './entry/command.handler';
 import { createPresencePublisher } from './entry/presence.publisher';
 import { createAgentMetrics } from './metrics';
 
-export { agentConfigSpec } from './config';
+export { agentConfigSpec };
 export { unavailableDesktop } from './domain/unavailable-desktop';
 export { SnapshotStore, type Snapshot } from './domain/snapshots';
-export { CLOCK_SKEW_MS } from './entry/command.handler';
+export { CLOCK_SKEW_MS, DEADLINE_MARGIN_MS } from './domain/deadline';
 export * from './desktop';
 
 export interface OperatorAgentDeps {
@@ -21,7 +22,7 @@ export interface OperatorAgentDeps {
   snapshotTtlMs: number;
   logger: Logger;
   registry: Registry;
-  /** Presence heartbeat interval; default 2000 ms. */
+  /** Presence heartbeat interval; default OPERATOR_HEARTBEAT_INTERVAL's (config.ts). */
   heartbeatMs?: number;
 }
 
@@ -42,7 +43,7 @@ export function createOperatorAgent(deps: OperatorAgentDeps): OperatorAgent {
   const presence = createPresencePublisher({
     bus: deps.bus,
     deviceName: deps.deviceName,
-    intervalMs: deps.heartbeatMs ?? 2000,
+    intervalMs: deps.heartbeatMs ?? agentConfigSpec.heartbeat.default,
     logger,
   });
   let subscription: Subscription | undefined;

@@ -1,8 +1,16 @@
 import { limits } from '../limits';
 import { dateTimeSchema, deviceNameSchema } from './common';
+import { cacheIdSchema } from './press-key.schema';
+import { fieldErrorSchema } from './results.schema';
 
 const optionalBoolean = { type: ['boolean', 'null'] } as const;
-const interactabilities = ['definite', 'sometimes', 'none'] as const;
+export const interactabilities = ['definite', 'sometimes', 'none'] as const;
+/**
+ * How sure the agent is that focusing the element and pressing a key does something useful:
+ * 'definite' for controls that take input (buttons, text fields, ...), 'sometimes' for other
+ * focusable elements (documents, groups, panes), 'none' for elements that cannot take focus.
+ */
+export type Interactability = (typeof interactabilities)[number];
 const errorCodes = [
   'validation_failed',
   'not_found',
@@ -98,7 +106,7 @@ export const listElementsResponseSchema = {
       required: ['cache_id', 'timestamp', 'expires_at', 'element_count', 'ttl_seconds'],
       additionalProperties: false,
       properties: {
-        cache_id: { type: 'string' },
+        cache_id: cacheIdSchema,
         timestamp: dateTimeSchema,
         expires_at: dateTimeSchema,
         element_count: count,
@@ -110,8 +118,9 @@ export const listElementsResponseSchema = {
 
 /**
  * Payload of operator.command (gateway -> one device's agent). Key names are canonical: the
- * gateway resolves aliases and key_combo first. timeout_ms is the sender's deadline: the agent
- * refuses a command older than that (plus clock skew), so a press is never performed late.
+ * gateway resolves aliases and key_combo first. timeout_ms is the sender's deadline, counted
+ * from the envelope's sent_at: the agent presses nothing once sent_at + timeout_ms (less a
+ * safety margin) has passed on its clock, so a press never lands after the sender gave up.
  */
 export const operatorCommandSchema = {
   type: 'object',
@@ -136,6 +145,8 @@ export const operatorCommandSchema = {
         action: { const: 'press' },
         timeout_ms: { type: 'integer', minimum: 1 },
         element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
+        /** The listing element_index refers to; absent = the device's newest listing. */
+        cache_id: cacheIdSchema,
         key: { type: 'string', 'x-key-name': 'key' },
         modifiers: {
           type: 'array',
@@ -156,19 +167,7 @@ export const operatorResultSchema = {
     success: { type: 'boolean' },
     message: { type: 'string' },
     code: { enum: errorCodes },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['path', 'rule', 'detail'],
-        additionalProperties: false,
-        properties: {
-          path: { type: 'string' },
-          rule: { type: 'string' },
-          detail: { type: 'string' },
-        },
-      },
-    },
+    errors: { type: 'array', items: fieldErrorSchema },
     /** The listing, for a successful list command. */
     listing: listElementsResponseSchema,
   },

@@ -2,6 +2,16 @@ import { limits } from '../limits';
 import { deviceNameSchema } from './common';
 
 /**
+ * A listing's cache_info.cache_id, sent back with a press so that element_index is read against
+ * that listing and no other (the agent makes UUIDs).
+ */
+export const cacheIdSchema = {
+  type: 'string',
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+} as const;
+
+/**
  * Both request shapes real clients send: the spec's {element_index, key, modifiers} and
  * screenpipe SDK's {element_index, key_combo}. Key names are checked by the x-key-name keyword
  * (see validate.ts) so the error can list the allowed names.
@@ -12,6 +22,8 @@ export const pressKeyRequestSchema = {
   additionalProperties: false,
   properties: {
     element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
+    /** The listing element_index refers to (or null/absent: the newest); another listing: 409. */
+    cache_id: { ...cacheIdSchema, type: ['string', 'null'] },
     key: { type: 'string', minLength: 1, maxLength: limits.maxKeyLength, 'x-key-name': 'key' },
     modifiers: {
       type: ['array', 'null'],

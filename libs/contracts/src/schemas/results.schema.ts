@@ -10,6 +10,18 @@ export const operationResultSchema = {
   },
 } as const;
 
+/** One failed rule: where in the body (`content.data[0].timestamp`), which rule, and why. */
+export const fieldErrorSchema = {
+  type: 'object',
+  required: ['path', 'rule', 'detail'],
+  additionalProperties: false,
+  properties: {
+    path: { type: 'string' },
+    rule: { type: 'string' },
+    detail: { type: 'string' },
+  },
+} as const;
+
 /** Every 4xx/5xx body: which fields failed which rule, so a client can fix its request. */
 export const errorBodySchema = {
   type: 'object',
@@ -18,19 +30,7 @@ export const errorBodySchema = {
   properties: {
     success: { const: false },
     message: { type: 'string' },
-    errors: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['path', 'rule', 'detail'],
-        additionalProperties: false,
-        properties: {
-          path: { type: 'string' },
-          rule: { type: 'string' },
-          detail: { type: 'string' },
-        },
-      },
-    },
+    errors: { type: 'array', items: fieldErrorSchema },
   },
 } as const;
 

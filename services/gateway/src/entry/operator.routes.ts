@@ -1,4 +1,10 @@
-import { Router, type Request, type Response } from 'express';
+import {
+  Router,
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { validators } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
@@ -6,13 +12,14 @@ import {
   listingOf,
   operationResultOf,
   sendOperatorCommand,
-  toKeyCombo,
   toListCommand,
+  toPressCommand,
 } from '../operator-commands';
 import type { OperatorMetrics } from '../operator-metrics';
 import type { OperatorPresenceTracker } from '../operator-presence';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
 import { toHttpFailure } from './http-errors';
+import { toBodyError } from './json-body';
 
 export const operatorPaths = {
   list: '/experimental/operator/list-interactable-elements',
@@ -29,93 +36,147 @@ export interface OperatorRoutesDeps {
 }
 
 type Action = 'list' | 'press';
+type Audit = Record<string, unknown>;
 
-/**
- * Remote input into someone's desktop: every command, refused or not, leaves one audit line
- * (who, which device, which element and key, the outcome, how long) and is counted.
- */
-function audited(
-  deps: OperatorRoutesDeps,
-  action: Action,
-  run: (req: Request, res: Response, audit: Record<string, unknown>) => Promise<void>,
-) {
-  const logger = deps.logger.child({ component: 'operator-audit' });
-  return async (req: Request, res: Response): Promise<void> => {
-    const stop = deps.metrics.commandDuration.startTimer({ action });
-    const audit: Record<string, unknown> = { tokenId: res.locals.grant.id };
-    let failure: unknown;
+const actionByPath: Record<string, Action | undefined> = {
+  [operatorPaths.list]: 'list',
+  [operatorPaths.press]: 'press',
+};
+
+const asError = (error: unknown): Error =>
+  error instanceof Error ? error : new Error(String(error));
+
+/** Runs an Express middleware (requireScope) as a step: resolves on next(), rejects on a throw. */
+function runMiddleware(handler: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
     try {
-      await run(req, res, audit);
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      const seconds = stop();
-      const { status, reason } =
-        failure === undefined ? { status: 200, reason: 'success' } : toHttpFailure(failure);
-      deps.metrics.commands.inc({ action, result: reason });
-      logger.info(
-        {
-          audit: 'operator',
-          requestId: res.locals.requestId,
-          action,
-          ...audit,
-          status,
-          result: reason,
-          durationMs: Math.round(seconds * 10_000) / 10,
-        },
-        'operator command',
+      void handler(req, res, (error?: unknown) =>
+        error === undefined ? resolve() : reject(asError(error)),
       );
+    } catch (error) {
+      reject(asError(error));
     }
-  };
+  });
 }
 
-export function operatorRoutes(deps: OperatorRoutesDeps): Router {
-  const router = Router();
+/**
+ * Remote input into someone's desktop: every command attempt, refused or not, leaves one audit
+ * line (who, which device, which element and key, the status, how long) and is counted. The
+ * wrapper is the outermost handler of each operator route, so authentication (401/403) and body
+ * validation (400) run inside it; failures raised before the routes on their paths (body
+ * parsing, method) are audited by `auditEarlyFailures`, with tokenId null.
+ */
+function createAudit(deps: OperatorRoutesDeps) {
+  const logger = deps.logger.child({ component: 'operator-audit' });
+  const seen = new WeakSet<Request>();
   const scope = requireScope('operator', deps.auth);
+
+  const record = (
+    res: Response,
+    action: Action,
+    audit: Audit,
+    failure: unknown,
+    seconds?: number,
+  ): void => {
+    const { status, reason } =
+      failure === undefined
+        ? { status: 200, reason: 'success' }
+        : toHttpFailure(toBodyError(failure) ?? failure);
+    deps.metrics.commands.inc({ action, result: reason });
+    logger.info(
+      {
+        audit: 'operator',
+        requestId: res.locals.requestId,
+        action,
+        ...audit,
+        status,
+        result: reason,
+        durationMs: seconds === undefined ? undefined : Math.round(seconds * 10_000) / 10,
+      },
+      'operator command',
+    );
+  };
+
+  const audited =
+    (action: Action, run: (req: Request, res: Response, audit: Audit) => Promise<void>) =>
+    async (req: Request, res: Response): Promise<void> => {
+      seen.add(req);
+      const stop = deps.metrics.commandDuration.startTimer({ action });
+      const audit: Audit = { tokenId: null };
+      let failure: unknown;
+      try {
+        await runMiddleware(scope, req, res);
+        audit.tokenId = res.locals.grant.id;
+        await run(req, res, audit);
+      } catch (error) {
+        failure = error;
+        throw error;
+      } finally {
+        record(res, action, audit, failure, stop());
+      }
+    };
+
+  const auditEarlyFailures: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    const action = actionByPath[req.path];
+    if (action && !seen.has(req)) record(res, action, { tokenId: null }, error);
+    next(error);
+  };
+
+  return { audited, auditEarlyFailures };
+}
+
+/**
+ * The operator routes, then an error handler that audits what failed on their paths before
+ * they ran: mount both, in this order, after the body parser (`app.use(operatorRoutes(deps))`).
+ */
+export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestHandler] {
+  const router = Router();
+  const { audited, auditEarlyFailures } = createAudit(deps);
   const options = (res: Response) => ({
     timeoutMs: deps.timeoutMs,
     requestId: res.locals.requestId,
   });
+  /** A bound token sees (and may default to) only its own devices. */
+  const deviceFor = (res: Response, deviceName: string | undefined): string => {
+    const device = deps.presence.resolve(deviceName, { allowed: res.locals.grant.devices });
+    assertDeviceAllowed(res.locals.grant, device);
+    return device;
+  };
 
   router.post(
     operatorPaths.list,
-    scope,
-    audited(deps, 'list', async (req, res, audit) => {
+    audited('list', async (req, res, audit) => {
       const request = validators.listElementsRequest.parse(req.body);
       audit.appName = request.app_name;
-      const device = deps.presence.resolve(request.device_name);
+      audit.device = request.device_name;
+      const device = deviceFor(res, request.device_name);
       audit.device = device;
-      assertDeviceAllowed(res.locals.grant, device);
       const command = toListCommand(request, deps.timeoutMs);
       const result = await sendOperatorCommand(deps.bus, device, command, options(res));
       const listing = listingOf(result);
       audit.elements = listing.cache_info.element_count;
+      audit.cacheId = listing.cache_info.cache_id;
       res.json(listing);
     }),
   );
 
   router.post(
     operatorPaths.press,
-    scope,
-    audited(deps, 'press', async (req, res, audit) => {
+    audited('press', async (req, res, audit) => {
       const request = validators.pressKeyRequest.parse(req.body);
-      audit.elementIndex = request.element_index;
-      const { key, modifiers } = toKeyCombo(request);
-      Object.assign(audit, { key, modifiers });
-      const device = deps.presence.resolve(request.device_name);
+      const command = toPressCommand(request, deps.timeoutMs);
+      Object.assign(audit, {
+        elementIndex: command.element_index,
+        cacheId: command.cache_id,
+        key: command.key,
+        modifiers: command.modifiers,
+        device: request.device_name,
+      });
+      const device = deviceFor(res, request.device_name);
       audit.device = device;
-      assertDeviceAllowed(res.locals.grant, device);
-      const command = {
-        action: 'press' as const,
-        timeout_ms: deps.timeoutMs,
-        element_index: request.element_index,
-        key,
-        modifiers,
-      };
       const result = await sendOperatorCommand(deps.bus, device, command, options(res));
       res.json(operationResultOf(result));
     }),
   );
-  return router;
+  return [router, auditEarlyFailures];
 }

@@ -10,6 +10,7 @@ import {
   toKeyName,
   toModifierName,
   ValidationError,
+  type Interactability as ContractInteractability,
   type KeyName,
   type ModifierName,
 } from '@screenfleet/contracts';
@@ -22,12 +23,21 @@ export interface Bounds {
   height: number;
 }
 
+/** 'definite' | 'sometimes' | 'none', as the listing answers it (libs/contracts). */
+export type Interactability = ContractInteractability;
+
 /**
- * How sure we are that focusing the element and pressing a key does something useful:
- * 'definite' for controls that take input (buttons, text fields, ...), 'sometimes' for other
- * focusable elements (documents, groups, panes), 'none' for elements that cannot take focus.
+ * Bounds one desktop call by the caller's deadline (epoch ms, Date.now's clock): the adapter
+ * waits no longer than that and starts nothing visible (a click) once it has passed.
  */
-export type Interactability = 'definite' | 'sometimes' | 'none';
+export interface CallOptions {
+  deadline?: number;
+}
+
+/** Milliseconds left before the deadline (never negative); Infinity without one. */
+export function timeLeft(deadline: number | undefined, now = Date.now()): number {
+  return deadline === undefined ? Infinity : Math.max(0, deadline - now);
+}
 
 /**
  * An element reference, opaque outside the adapter that made it (on Linux the application's
@@ -91,10 +101,14 @@ export interface Desktop {
    * Callers address elements by their index in this full list.
    */
   listElements(filter: ElementFilter): Promise<UiElement[]>;
-  /** Gives the element keyboard focus; falls back to a click at its centre. */
-  focus(element: UiElement): Promise<void>;
+  /**
+   * Gives the element keyboard focus. Where the platform will not, it may click the element,
+   * but only where a click merely focuses it (text fields); anything else (a button, which a
+   * click would activate) is a ConflictError "cannot focus the element" and nothing happens.
+   */
+  focus(element: UiElement, options?: CallOptions): Promise<void>;
   /** The element as it is now (role, name, bounds), or null when it is gone. */
-  describe(element: UiElement): Promise<UiElement | null>;
+  describe(element: UiElement, options?: CallOptions): Promise<UiElement | null>;
   /**
    * Holds the modifiers, presses and releases the key, then releases every modifier, also when
    * the press fails. Presses never interleave: concurrent calls run one after the other.

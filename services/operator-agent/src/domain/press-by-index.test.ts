@@ -113,13 +113,121 @@ describe('press by index', () => {
     });
   });
 
-  it('when another app is listed later, then indices refer to the newest listing', async () => {
+  it('when a second listing races the press, then a press naming the first listing is 409 and nothing is pressed', async () => {
+    const snapshots = new SnapshotStore(30_000);
+    const first = snapshots.save('chromium', page, 1000);
+    const second = snapshots.save('gedit', [buildElement({ name: 'Editor' })], 1500);
+    const { desktop, calls } = fakeDesktop();
+
+    await expect(
+      pressByIndex(desktop, snapshots, { ...press, cacheId: first.cacheId }, () => 2000),
+    ).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining(`listing ${first.cacheId} is no longer`),
+    });
+    expect(calls).toEqual([]);
+
+    await pressByIndex(
+      desktop,
+      snapshots,
+      { ...press, elementIndex: 0, cacheId: second.cacheId },
+      () => 2000,
+    );
+    expect(calls).toEqual(['focus Editor', 'press ctrl+k']);
+  });
+
+  it('when the named listing is current but expired, then 409', async () => {
+    const snapshots = new SnapshotStore(5000);
+    const { cacheId } = snapshots.save('chromium', page, 1000);
+    const { desktop, calls } = fakeDesktop();
+    await expect(
+      pressByIndex(desktop, snapshots, { ...press, cacheId }, () => 6000),
+    ).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/expired/) });
+    expect(calls).toEqual([]);
+  });
+
+  it('when another app is listed later and no cache_id is sent, then indices refer to the newest listing', async () => {
     const snapshots = new SnapshotStore(30_000);
     snapshots.save('chromium', page, 1000);
     snapshots.save('gedit', [buildElement({ name: 'Editor' })], 1500);
     const { desktop, calls } = fakeDesktop();
     await pressByIndex(desktop, snapshots, { ...press, elementIndex: 0 }, () => 2000);
     expect(calls[0]).toBe('focus Editor');
+  });
+});
+
+describe('press by index against its deadline', () => {
+  /** A clock the fake desktop moves on, as slow AT-SPI calls would. */
+  function slowDesktop(slow: { describe?: number; focus?: number; fail?: 'describe' }) {
+    let clock = 1000;
+    const calls: string[] = [];
+    const desktop: Desktop = {
+      listElements: async () => page,
+      describe: async (e) => {
+        clock += slow.describe ?? 0;
+        if (slow.fail === 'describe') throw new Error('GetExtents did not answer within 900 ms');
+        return e;
+      },
+      focus: async (e) => {
+        clock += slow.focus ?? 0;
+        calls.push(`focus ${e.name}`);
+      },
+      pressKey: async (key) => {
+        calls.push(`press ${key}`);
+      },
+      close: async () => undefined,
+    };
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, clock);
+    return { desktop, snapshots, calls, now: () => clock };
+  }
+
+  it('when describe is slow enough to pass the deadline, then nothing is focused or pressed (timeout)', async () => {
+    const { desktop, snapshots, calls, now } = slowDesktop({ describe: 1500 });
+    await expect(
+      pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, now),
+    ).rejects.toMatchObject({ code: 'timeout', message: expect.stringMatching(/not executed/) });
+    expect(calls).toEqual([]);
+  });
+
+  it('when focus is slow enough to pass the deadline, then the key is not pressed (timeout)', async () => {
+    const { desktop, snapshots, calls, now } = slowDesktop({ describe: 100, focus: 1000 });
+    await expect(
+      pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, now),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    expect(calls).toEqual(['focus Last name']);
+  });
+
+  it('when a desktop call fails once the deadline passed, then it is the deadline refusal', async () => {
+    const { desktop, snapshots, calls, now } = slowDesktop({ describe: 1500, fail: 'describe' });
+    await expect(
+      pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, now),
+    ).rejects.toMatchObject({
+      code: 'timeout',
+      message: expect.stringMatching(/reading the element/),
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('when every step ends before the deadline, then the key is pressed', async () => {
+    const { desktop, snapshots, calls, now } = slowDesktop({ describe: 400, focus: 400 });
+    await pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, now);
+    expect(calls).toEqual(['focus Last name', 'press k']);
+  });
+
+  it('when the desktop is asked, then it is given the deadline to bound its calls', async () => {
+    const { desktop, snapshots } = slowDesktop({});
+    const seen: unknown[] = [];
+    const describe = desktop.describe.bind(desktop);
+    desktop.describe = (e, options) => {
+      seen.push(options);
+      return describe(e, options);
+    };
+    desktop.focus = async (_e, options) => {
+      seen.push(options);
+    };
+    await pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, () => 1500);
+    expect(seen).toEqual([{ deadline: 2000 }, { deadline: 2000 }]);
   });
 });
 

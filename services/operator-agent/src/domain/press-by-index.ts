@@ -6,12 +6,17 @@ import {
   type ModifierName,
 } from '@screenfleet/contracts';
 import { ElementGoneError, type Bounds, type Desktop, type UiElement } from '../desktop';
+import { assertBeforeDeadline, DeadlinePassedError } from './deadline';
 import type { SnapshotStore } from './snapshots';
 
 export interface PressByIndex {
   elementIndex: number;
+  /** The listing the index was read from; undefined = the newest. */
+  cacheId?: string;
   key: KeyName;
   modifiers: ModifierName[];
+  /** Epoch ms (the `now` clock) after which nothing may be pressed. */
+  deadline?: number;
 }
 
 const sameBounds = (a: Bounds, b: Bounds): boolean =>
@@ -26,9 +31,17 @@ export function differences(listed: UiElement, now: UiElement): string[] {
   return changed;
 }
 
-/** The element at the index of the newest snapshot, or 409 (no snapshot) / 400 (out of range). */
-export function elementAt(snapshots: SnapshotStore, index: number, now: number): UiElement {
-  const { elements, cacheId } = snapshots.current(now);
+/**
+ * The element at the index of the current snapshot (which must be `cacheId` when given), or
+ * 409 (no snapshot, expired, replaced) / 400 (out of range).
+ */
+export function elementAt(
+  snapshots: SnapshotStore,
+  index: number,
+  now: number,
+  cacheId?: string,
+): UiElement {
+  const { elements, cacheId: current } = snapshots.current(now, cacheId);
   const element = elements[index];
   if (!element) {
     const range = elements.length === 0 ? 'it is empty' : `0 to ${elements.length - 1}`;
@@ -36,7 +49,7 @@ export function elementAt(snapshots: SnapshotStore, index: number, now: number):
       {
         path: 'element_index',
         rule: 'maximum',
-        detail: `element_index ${index} is not in listing ${cacheId}: ${range}`,
+        detail: `element_index ${index} is not in listing ${current}: ${range}`,
       },
     ]);
   }
@@ -44,9 +57,10 @@ export function elementAt(snapshots: SnapshotStore, index: number, now: number):
 }
 
 /**
- * Presses a key on an element of the newest listing: re-checks that the element is still the
+ * Presses a key on an element of the current listing: re-checks that the element is still the
  * one listed (gone or changed: 409, nothing pressed), focuses it, then presses; the Desktop
- * releases every modifier whatever happens.
+ * releases every modifier whatever happens. Each desktop call is bounded by the deadline, which
+ * is checked again right before the focus (it may click) and the key press.
  */
 export async function pressByIndex(
   desktop: Desktop,
@@ -54,8 +68,19 @@ export async function pressByIndex(
   press: PressByIndex,
   now: () => number = Date.now,
 ): Promise<string> {
-  const listed = elementAt(snapshots, press.elementIndex, now());
-  const current = await desktop.describe(listed);
+  const { deadline } = press;
+  /** A step that failed because it ran out of time is the deadline's refusal, not a failure. */
+  const step = async <T>(what: string, action: () => Promise<T>): Promise<T> => {
+    try {
+      return await action();
+    } catch (error) {
+      if (!(error instanceof DeadlinePassedError)) assertBeforeDeadline(deadline, now(), what);
+      throw error;
+    }
+  };
+
+  const listed = elementAt(snapshots, press.elementIndex, now(), press.cacheId);
+  const current = await step('reading the element', () => desktop.describe(listed, { deadline }));
   if (!current) throw new ElementGoneError(listed);
   const changed = differences(listed, current);
   if (changed.length > 0) {
@@ -63,7 +88,9 @@ export async function pressByIndex(
       `the element at index ${press.elementIndex} changed since it was listed (${changed.join(', ')}): list the elements again`,
     );
   }
-  await desktop.focus(listed);
+  assertBeforeDeadline(deadline, now(), 'before focusing the element');
+  await step('focusing the element', () => desktop.focus(listed, { deadline }));
+  assertBeforeDeadline(deadline, now(), 'before the key press');
   try {
     await desktop.pressKey(press.key, press.modifiers);
   } catch (error) {

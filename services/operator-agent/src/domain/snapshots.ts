@@ -12,36 +12,42 @@ export interface Snapshot {
 }
 
 /**
- * The agent's listings, one per app: a new listing of an app replaces the old one, and
- * element_index always refers to the newest listing of this device, whichever app it was for.
- * Snapshots expire after ttlMs, so an index is never used against a screen long gone.
+ * The device's current listing: one per device, whichever app it was for. A new listing
+ * replaces the previous one, so a press that names an older listing (its cache_id) is refused
+ * rather than applied to elements it never saw. Without a cache_id, element_index refers to
+ * the newest listing. Snapshots expire after ttlMs, so an index is never used against a screen
+ * long gone.
  */
 export class SnapshotStore {
-  private readonly byApp = new Map<string, Snapshot>();
   private newest: Snapshot | undefined;
 
   constructor(readonly ttlMs: number) {}
 
   save(app: string, elements: readonly UiElement[], now: number): Snapshot {
-    const snapshot: Snapshot = {
+    this.newest = {
       cacheId: randomUUID(),
       app,
       elements,
       takenAt: now,
       expiresAt: now + this.ttlMs,
     };
-    this.byApp.set(app.trim().toLowerCase(), snapshot);
-    this.newest = snapshot;
-    this.prune(now);
-    return snapshot;
+    return this.newest;
   }
 
-  /** The newest snapshot; ConflictError (409) when there is none or it expired. */
-  current(now: number): Snapshot {
+  /**
+   * The current snapshot, which must be `cacheId` when one is given; ConflictError (409) when
+   * there is none, it expired, or a newer listing replaced the one named.
+   */
+  current(now: number, cacheId?: string): Snapshot {
     const snapshot = this.newest;
     if (!snapshot) {
       throw new ConflictError(
         'no element listing on this device: call list-interactable-elements first',
+      );
+    }
+    if (cacheId !== undefined && cacheId !== snapshot.cacheId) {
+      throw new ConflictError(
+        `the element listing ${cacheId} is no longer this device's current one (a newer listing, ${snapshot.cacheId}, replaced it): list the elements again`,
       );
     }
     if (now >= snapshot.expiresAt) {
@@ -50,11 +56,5 @@ export class SnapshotStore {
       );
     }
     return snapshot;
-  }
-
-  private prune(now: number): void {
-    for (const [app, snapshot] of this.byApp) {
-      if (now >= snapshot.expiresAt) this.byApp.delete(app);
-    }
   }
 }

@@ -1,4 +1,10 @@
-import { createEnvelope, validators, type OperatorCommand } from '@screenfleet/contracts';
+import {
+  AppError,
+  createEnvelope,
+  TimeoutError,
+  validators,
+  type OperatorCommand,
+} from '@screenfleet/contracts';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
 import type { Desktop, ElementRef } from '../desktop';
 import { unavailableDesktop } from '../domain/unavailable-desktop';
@@ -16,7 +22,7 @@ const element = {
   interactability: 'definite' as const,
 };
 
-function setup(desktop?: Desktop) {
+function setup(desktop?: Desktop, now?: () => number) {
   const pressed: string[] = [];
   const fake: Desktop = desktop ?? {
     listElements: async () => [element],
@@ -32,6 +38,7 @@ function setup(desktop?: Desktop) {
     snapshots: new SnapshotStore(30_000),
     metrics: createAgentMetrics(createMetrics()),
     logger: createLogger({ service: 'test', level: 'silent' }),
+    ...(now ? { now } : {}),
   });
   return { handle, pressed };
 }
@@ -56,7 +63,7 @@ describe('operator command handler', () => {
     expect(pressed).toEqual(['a']);
   });
 
-  it('when a command is older than its deadline plus skew, then it is refused and nothing is pressed', async () => {
+  it('when a command is older than its deadline, then it is refused and nothing is pressed', async () => {
     const { handle, pressed } = setup();
     await handle(createEnvelope('operator.command', list));
     const old = createEnvelope('operator.command', press, { now: new Date(Date.now() - 6500) });
@@ -64,6 +71,87 @@ describe('operator command handler', () => {
     expect(reply.payload).toMatchObject({ success: false, code: 'timeout' });
     expect(pressed).toEqual([]);
   });
+
+  it('when a command is still inside timeout_ms but within the safety margin, then it is refused (the margin shortens the window)', async () => {
+    const { handle, pressed } = setup();
+    await handle(createEnvelope('operator.command', list));
+    const late = createEnvelope('operator.command', press, { now: new Date(Date.now() - 4900) });
+    const reply = await handle(late);
+    expect(reply.payload).toMatchObject({ success: false, code: 'timeout' });
+    expect(reply.payload.message).toMatch(/not executed/);
+    expect(pressed).toEqual([]);
+  });
+
+  it('when sent_at is further in the future than the clock tolerance, then nothing is pressed and the clocks are blamed', async () => {
+    const { handle, pressed } = setup();
+    await handle(createEnvelope('operator.command', list));
+    const future = createEnvelope('operator.command', press, { now: new Date(Date.now() + 3000) });
+    const reply = await handle(future);
+    expect(reply.payload).toMatchObject({
+      success: false,
+      code: 'operation_failed',
+      message: expect.stringMatching(/ahead of this agent's clock.*NTP/),
+    });
+    expect(pressed).toEqual([]);
+  });
+
+  it('when focusing the element takes the command past its deadline, then it is refused with timeout and nothing is pressed', async () => {
+    let clock = Date.parse('2030-01-01T00:00:00.000Z');
+    const pressed: string[] = [];
+    const slow: Desktop = {
+      listElements: async () => [element],
+      describe: async (e) => e,
+      focus: async () => {
+        clock += 4900; // GrabFocus and the wait for the focused state, on a slow app
+      },
+      pressKey: async (key) => {
+        pressed.push(key);
+      },
+      close: async () => undefined,
+    };
+    const { handle } = setup(slow, () => clock);
+    await handle(createEnvelope('operator.command', list, { now: new Date(clock) }));
+    const reply = await handle(createEnvelope('operator.command', press, { now: new Date(clock) }));
+    expect(reply.payload).toMatchObject({ success: false, code: 'timeout' });
+    expect(reply.payload.message).toMatch(/before the key press/);
+    expect(pressed).toEqual([]);
+  });
+
+  it('when two listings race and the press names the first one, then 409 and nothing is pressed', async () => {
+    const { handle, pressed } = setup();
+    const first = await handle(createEnvelope('operator.command', list));
+    await handle(createEnvelope('operator.command', { ...list, app_name: 'gedit' }));
+    const cacheId = first.payload.listing?.cache_info.cache_id;
+    const reply = await handle(createEnvelope('operator.command', { ...press, cache_id: cacheId }));
+    expect(reply.payload).toMatchObject({ success: false, code: 'conflict' });
+    expect(pressed).toEqual([]);
+  });
+
+  it.each([
+    [
+      'an AT-SPI call timeout',
+      new AppError('operation_failed', 'GrabFocus did not answer within 5000 ms'),
+    ],
+    ['a TimeoutError', new TimeoutError('GetState did not answer within 5000 ms')],
+  ])(
+    'when a desktop call fails with %s, then operation_failed with the reason, not timeout (504)',
+    async (_, error) => {
+      const { handle } = setup({
+        listElements: async () => [element],
+        describe: () => Promise.reject(error),
+        focus: async () => undefined,
+        pressKey: async () => undefined,
+        close: async () => undefined,
+      });
+      await handle(createEnvelope('operator.command', list));
+      const reply = await handle(createEnvelope('operator.command', press));
+      expect(reply.payload).toEqual({
+        success: false,
+        code: 'operation_failed',
+        message: error.message,
+      });
+    },
+  );
 
   it('when the desktop is unavailable, then every command answers desktop_unavailable with the reason', async () => {
     const { handle } = setup(unavailableDesktop('DISPLAY is not set'));

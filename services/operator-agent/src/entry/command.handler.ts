@@ -1,7 +1,6 @@
 import {
   AppError,
   createEnvelope,
-  TimeoutError,
   validators,
   type Envelope,
   type KeyName,
@@ -13,13 +12,11 @@ import {
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
 import type { Desktop } from '../desktop';
+import { assertBeforeDeadline, commandDeadline, DeadlinePassedError } from '../domain/deadline';
 import { toListing } from '../domain/listing';
-import { pressByIndex } from '../domain/press-by-index';
+import { pressByIndex, type PressByIndex } from '../domain/press-by-index';
 import type { SnapshotStore } from '../domain/snapshots';
 import type { AgentMetrics } from '../metrics';
-
-/** Clocks of the gateway and the agent may disagree by this much. */
-export const CLOCK_SKEW_MS = 1000;
 
 export interface CommandHandlerDeps {
   desktop: Desktop;
@@ -29,10 +26,16 @@ export interface CommandHandlerDeps {
   now?: () => number;
 }
 
-/** A failure as the gateway must see it: the error's code, so it maps to the right status. */
+/**
+ * A failure as the gateway must see it: the error's code, so it maps to the right status.
+ * 'timeout' (504) is kept for the deadline refusal alone; any other timeout (a desktop call
+ * that did not answer) is a failed command (500 with the reason), not a silent agent.
+ */
 function toFailure(error: unknown): OperatorResult {
-  // A desktop call that timed out is a failed press here, not "the agent did not answer" (504).
-  if (error instanceof AppError && error.code !== 'timeout') {
+  if (
+    error instanceof AppError &&
+    (error.code !== 'timeout' || error instanceof DeadlinePassedError)
+  ) {
     const failure: OperatorResult = { success: false, code: error.code, message: error.message };
     if (error.fieldErrors.length > 0) failure.errors = error.fieldErrors;
     return failure;
@@ -44,8 +47,9 @@ function toFailure(error: unknown): OperatorResult {
 /**
  * Translates operator.command messages into the list and press use cases and answers every
  * command with an operator.result: errors become a result with their code, never a throw, so
- * the gateway always gets an answer it can map. Commands older than their sender's deadline
- * are refused without touching the desktop (they sat in a buffer while the agent was stalled).
+ * the gateway always gets an answer it can map. A command's deadline is its sent_at plus
+ * timeout_ms (less a margin): past it, nothing is pressed, whether the command sat in a buffer
+ * while the agent was stalled or the desktop was slow to describe or focus the element.
  */
 export function createCommandHandler(deps: CommandHandlerDeps) {
   const now = deps.now ?? Date.now;
@@ -67,26 +71,24 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
     };
   };
 
-  const press = async (command: PressCommand): Promise<OperatorResult> => {
-    const message = await pressByIndex(
-      deps.desktop,
-      deps.snapshots,
-      {
-        elementIndex: command.element_index,
-        key: command.key as KeyName,
-        modifiers: command.modifiers as ModifierName[],
-      },
-      now,
-    );
+  const press = async (command: PressCommand, deadline: number): Promise<OperatorResult> => {
+    const request: PressByIndex = {
+      elementIndex: command.element_index,
+      key: command.key as KeyName,
+      modifiers: command.modifiers as ModifierName[],
+      deadline,
+    };
+    if (command.cache_id !== undefined) request.cacheId = command.cache_id;
+    const message = await pressByIndex(deps.desktop, deps.snapshots, request, now);
     return { success: true, message };
   };
 
-  const run = (command: OperatorCommand): Promise<OperatorResult> => {
+  const run = (command: OperatorCommand, deadline: number): Promise<OperatorResult> => {
     switch (command.action) {
       case 'list':
         return list(command);
       case 'press':
-        return press(command);
+        return press(command, deadline);
     }
   };
 
@@ -97,18 +99,15 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
     try {
       const command = validators.operatorCommand.parse(envelope.payload);
       action = command.action;
-      const age = started - Date.parse(envelope.sent_at);
-      if (!(age <= command.timeout_ms + CLOCK_SKEW_MS)) {
-        throw new TimeoutError(
-          `command ${envelope.message_id} is ${age} ms old, past its ${command.timeout_ms} ms deadline: not executed`,
-        );
-      }
-      result = await run(command);
+      const deadline = commandDeadline(envelope.sent_at, command.timeout_ms, started);
+      assertBeforeDeadline(
+        deadline,
+        started,
+        `command ${envelope.message_id} (sent ${envelope.sent_at}, timeout ${command.timeout_ms} ms)`,
+      );
+      result = await run(command, deadline);
     } catch (error) {
-      result =
-        error instanceof TimeoutError
-          ? { success: false, code: 'timeout', message: error.message }
-          : toFailure(error);
+      result = toFailure(error);
     }
     const outcome = result.success ? 'success' : (result.code ?? 'operation_failed');
     deps.metrics.commands.inc({ action, result: outcome });
@@ -121,6 +120,7 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
         correlationId: envelope.correlation_id,
         action,
         elementIndex: payload.element_index,
+        cacheId: payload.cache_id,
         key: payload.key,
         modifiers: payload.modifiers,
         result: outcome,

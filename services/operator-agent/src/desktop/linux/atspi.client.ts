@@ -4,7 +4,7 @@
  * calls otherwise wait forever on a hung application.
  */
 import { DBusError, Message, sessionBus, type MessageBus } from 'dbus-next';
-import { TimeoutError } from '@screenfleet/contracts';
+import { AppError } from '@screenfleet/contracts';
 import { DesktopUnavailableError } from '../desktop';
 import {
   A11Y_BUS,
@@ -73,8 +73,19 @@ export class AtspiClient {
 
   private constructor(
     private readonly bus: MessageBus,
-    private readonly timeoutMs: number,
+    private timeoutMs: number,
   ) {}
+
+  /**
+   * The same connection and caches with every call bounded by `timeoutMs` as well (a caller's
+   * time left); never longer than the configured per-call timeout.
+   */
+  bounded(timeoutMs: number): AtspiClient {
+    if (timeoutMs >= this.timeoutMs) return this;
+    const view = Object.create(this) as AtspiClient;
+    view.timeoutMs = Math.max(0, Math.floor(timeoutMs));
+    return view;
+  }
 
   /**
    * Connects to the accessibility bus announced on the given session bus and registers for
@@ -268,11 +279,16 @@ async function getA11yBusAddress(sessionBusAddress: string, timeoutMs: number): 
   }
 }
 
+/**
+ * A desktop call that does not answer in time is a failed operation (500 with the reason), not
+ * a 'timeout': that code (504) is the gateway's own wait and the agent's deadline refusal.
+ */
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new TimeoutError(`${what} did not answer within ${timeoutMs} ms`)),
+      () =>
+        reject(new AppError('operation_failed', `${what} did not answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
   });

@@ -34,3 +34,21 @@ export function interactabilityOf(roleName: string, focusable: boolean): Interac
   if (!focusable) return 'none';
   return DEFINITE_ROLES.has(roleName.toLowerCase()) ? 'definite' : 'sometimes';
 }
+
+/**
+ * Roles where a click at the centre only puts the caret in (text fields, terminals): safe as a
+ * focus fallback. A click on anything else may activate it (a button submits, a check box
+ * toggles, a combo box opens), so it is never clicked to focus.
+ */
+const CLICK_FOCUSES_ROLES = new Set([
+  'entry',
+  'text',
+  'password text',
+  'terminal',
+  'document text',
+  'editbar',
+]);
+
+export function clickOnlyFocuses(roleName: string): boolean {
+  return CLICK_FOCUSES_ROLES.has(roleName.toLowerCase());
+}

@@ -1,10 +1,10 @@
 /**
  * The Desktop port on Linux: AT-SPI over D-Bus to read the UI and focus elements, nut-js
- * (XTest) for keys and the fallback click.
+ * (XTest) for keys and, on text fields only, the fallback click.
  */
 import {
   DesktopUnavailableError,
-  ElementGoneError,
+  timeLeft,
   validateKeyPress,
   type Desktop,
   type ElementFilter,
@@ -17,6 +17,7 @@ import { AtspiClient, isGoneError, type AtspiNode, type ObjectRef } from './atsp
 import { ROLE, STATE } from './atspi.constants';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
 import { hasState, orderCandidates, type Candidate } from './element-tree';
+import { focusElement } from './focus';
 import { interactabilityOf } from './interactability';
 import { nutKeyName, nutModifierName } from './keys';
 import { nutInput, pressWithModifiers } from './nut.input';
@@ -26,7 +27,10 @@ export interface LinuxDesktopOptions {
   env: LinuxDesktopEnv;
   /** Per D-Bus call; a hung application must not hang the agent. Default 5000. */
   callTimeoutMs?: number;
-  /** How long focus() waits for the element to report focused before it clicks. Default 1000. */
+  /**
+   * How long focus() waits for the element to report focused before it falls back to a click
+   * (text fields only). Default 1000.
+   */
   focusTimeoutMs?: number;
   /** For the pre-flight check. Default 3000. */
   checkTimeoutMs?: number;
@@ -146,8 +150,8 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       return perApp.flat();
     },
 
-    async describe(element) {
-      const atspi = open();
+    async describe(element, options = {}) {
+      const atspi = open().bounded(timeLeft(options.deadline));
       const ref = decodeRef(element.ref);
       try {
         const role = await atspi.role(ref);
@@ -171,22 +175,19 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       }
     },
 
-    async focus(element) {
-      const atspi = open();
+    async focus(element, options = {}) {
+      const atspi = open().bounded(timeLeft(options.deadline));
       const ref = decodeRef(element.ref);
-      let bounds = element.bounds;
-      try {
-        // GrabFocus answers before the page has moved its focus: a key sent right away can
-        // still land on the previously focused element. Wait for the focused state.
-        if ((await atspi.grabFocus(ref)) && (await waitFocused(atspi, ref, focusTimeoutMs))) return;
-        bounds = await atspi.extents(ref);
-      } catch (error) {
-        if (isGoneError(error)) throw new ElementGoneError(element);
-        // Some toolkits do not implement GrabFocus: the click below still focuses.
-      }
-      await input.click(
-        Math.round(bounds.x + bounds.width / 2),
-        Math.round(bounds.y + bounds.height / 2),
+      await focusElement(
+        element,
+        {
+          grabFocus: async (waitMs) =>
+            (await atspi.grabFocus(ref)) && (await waitFocused(atspi, ref, waitMs)),
+          extents: () => atspi.extents(ref),
+          click: (x, y) => input.click(x, y),
+          isGone: isGoneError,
+        },
+        { focusTimeoutMs, deadline: options.deadline },
       );
     },
 

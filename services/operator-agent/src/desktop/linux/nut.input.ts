@@ -57,6 +57,9 @@ process.on('disconnect', async () => {
 process.send({ ready: true });
 `;
 
+/** A request the child did not answer in time; the child has been killed. */
+class InputTimeoutError extends DesktopUnavailableError {}
+
 interface Reply {
   id?: number;
   error?: string;
@@ -95,18 +98,36 @@ export async function pressWithModifiers(
   if (failure) throw failure.error;
 }
 
+export interface NutInputOptions {
+  /** How long the child may take to load nut-js and open the display. Default 15000. */
+  startTimeoutMs?: number;
+  /**
+   * How long one key toggle or click may take. A child stuck in X (a hung server) is killed
+   * then, the call fails with DesktopUnavailableError and the next one starts a fresh child,
+   * so a hung display never hangs the agent. Default 2000.
+   */
+  requestTimeoutMs?: number;
+  /** The nut-js module the child loads (tests substitute a fake). */
+  modulePath?: string;
+}
+
 /** Input for one X display. Use only after checkDesktop() said the display answers. */
-export function nutInput(env: NodeJS.ProcessEnv, startTimeoutMs = 15_000): NutInput {
+export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}): NutInput {
+  const startTimeoutMs = options.startTimeoutMs ?? 15_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 2000;
   let child: ChildProcess | undefined;
   let starting: Promise<ChildProcess> | undefined;
   let nextId = 0;
-  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  const pending = new Map<
+    number,
+    { proc: ChildProcess; resolve: () => void; reject: (e: Error) => void }
+  >();
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
   const start = (): Promise<ChildProcess> =>
     new Promise((resolve, reject) => {
-      const nutPath = require.resolve('@nut-tree-fork/nut-js');
+      const nutPath = options.modulePath ?? require.resolve('@nut-tree-fork/nut-js');
       const proc = spawn(process.execPath, ['-e', WORKER_SOURCE, nutPath], {
         env,
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -128,7 +149,7 @@ export function nutInput(env: NodeJS.ProcessEnv, startTimeoutMs = 15_000): NutIn
           return;
         }
         const waiter = reply.id === undefined ? undefined : pending.get(reply.id);
-        if (!waiter || reply.id === undefined) return;
+        if (!waiter || waiter.proc !== proc || reply.id === undefined) return;
         pending.delete(reply.id);
         if (reply.error === undefined) waiter.resolve();
         else waiter.reject(new Error(reply.error));
@@ -144,8 +165,11 @@ export function nutInput(env: NodeJS.ProcessEnv, startTimeoutMs = 15_000): NutIn
           `The input process exited (${signal ?? code}): ${stderr.trim() || 'no output'}`,
         );
         reject(error);
-        for (const waiter of pending.values()) waiter.reject(error);
-        pending.clear();
+        for (const [id, waiter] of pending) {
+          if (waiter.proc !== proc) continue; // a fresh child's requests are not affected
+          pending.delete(id);
+          waiter.reject(error);
+        }
       });
     });
 
@@ -158,7 +182,27 @@ export function nutInput(env: NodeJS.ProcessEnv, startTimeoutMs = 15_000): NutIn
     const proc = child;
     const id = ++nextId;
     return new Promise<void>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        if (child === proc) child = undefined;
+        proc.kill('SIGKILL');
+        reject(
+          new InputTimeoutError(
+            `The input process did not answer '${String(message.op)}' within ${requestTimeoutMs} ms (X server hung?): it was killed, the next action starts a fresh one`,
+          ),
+        );
+      }, requestTimeoutMs);
+      pending.set(id, {
+        proc,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
       proc.send({ ...message, id });
     });
   };
@@ -169,13 +213,30 @@ export function nutInput(env: NodeJS.ProcessEnv, startTimeoutMs = 15_000): NutIn
     return run;
   };
 
-  const keyboard: KeyboardDriver = {
-    pressKey: (key) => request({ op: 'down', key }),
-    releaseKey: (key) => request({ op: 'up', key }),
+  /**
+   * A keyboard for one action. Once a toggle timed out, the action's remaining toggles (the
+   * releases) fail at once: starting a child against a hung X server would only wait for the
+   * start timeout per key, holding every later command.
+   */
+  const keyboardFor = (): KeyboardDriver => {
+    let hung: Error | undefined;
+    const toggle = async (message: Record<string, unknown>): Promise<void> => {
+      if (hung) throw hung;
+      try {
+        await request(message);
+      } catch (error) {
+        if (error instanceof InputTimeoutError) hung = error;
+        throw error;
+      }
+    };
+    return {
+      pressKey: (key) => toggle({ op: 'down', key }),
+      releaseKey: (key) => toggle({ op: 'up', key }),
+    };
   };
 
   return {
-    withKeyboard: (action) => exclusive(() => action(keyboard)),
+    withKeyboard: (action) => exclusive(() => action(keyboardFor())),
     click: (x, y) => exclusive(() => request({ op: 'click', x, y })),
     close: () => {
       closed = true;

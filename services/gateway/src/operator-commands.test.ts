@@ -1,0 +1,42 @@
+import { toKeyCombo, toPressCommand } from './operator-commands';
+
+describe('key combos', () => {
+  it('when either request shape is used, then keys and modifiers are canonical', () => {
+    expect(toKeyCombo({ element_index: 0, key_combo: 'CMD+Shift+Return' })).toEqual({
+      key: 'enter',
+      modifiers: ['meta', 'shift'],
+    });
+    expect(
+      toKeyCombo({ element_index: 0, key: 'ESC', modifiers: ['Control', 'ctrl', 'option'] }),
+    ).toEqual({ key: 'escape', modifiers: ['ctrl', 'alt'] });
+    expect(toKeyCombo({ element_index: 0, key: 'a', modifiers: null })).toEqual({
+      key: 'a',
+      modifiers: [],
+    });
+  });
+});
+
+describe('press commands', () => {
+  it('when a cache_id is sent in either shape, then the command carries it', () => {
+    expect(
+      toPressCommand({ element_index: 2, key_combo: 'ctrl+a', cache_id: 'listing-1' }, 5000),
+    ).toEqual({
+      action: 'press',
+      timeout_ms: 5000,
+      element_index: 2,
+      cache_id: 'listing-1',
+      key: 'a',
+      modifiers: ['ctrl'],
+    });
+    expect(toPressCommand({ element_index: 2, key: 'b', cache_id: 'listing-1' }, 5000)).toEqual(
+      expect.objectContaining({ cache_id: 'listing-1', key: 'b', modifiers: [] }),
+    );
+  });
+
+  it('when no cache_id (or null) is sent, then the command has none: the newest listing applies', () => {
+    expect(toPressCommand({ element_index: 2, key: 'b' }, 5000)).not.toHaveProperty('cache_id');
+    expect(toPressCommand({ element_index: 2, key: 'b', cache_id: null }, 5000)).not.toHaveProperty(
+      'cache_id',
+    );
+  });
+});
