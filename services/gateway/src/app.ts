@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from 'express'
 import { limits } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
+import { gatewayConfigSpec } from './config';
 import type { GatewayMetrics } from './metrics';
 import type { OperatorMetrics } from './operator-metrics';
 import type { OperatorPresenceTracker } from './operator-presence';
@@ -18,12 +19,10 @@ export interface GatewayDeps {
   metrics: GatewayMetrics & { operator: OperatorMetrics };
   logger: Logger;
   operator?: {
-    /** How long a command may wait for its agent (504 after); default 5000 ms. */
+    /** How long a command may wait for its agent (504 after); default GATEWAY_OPERATOR_TIMEOUT's. */
     timeoutMs?: number;
   };
 }
-
-export const DEFAULT_OPERATOR_TIMEOUT_MS = 5000;
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -56,7 +55,7 @@ export function createGatewayApp(
       presence,
       metrics: deps.metrics.operator,
       logger: deps.logger,
-      timeoutMs: deps.operator?.timeoutMs ?? DEFAULT_OPERATOR_TIMEOUT_MS,
+      timeoutMs: deps.operator?.timeoutMs ?? gatewayConfigSpec.operatorTimeout.default,
     }),
   );
   app.use((req) => {

@@ -1,17 +1,11 @@
-import { defineConfig, LOG_LEVELS } from '@screenfleet/runtime';
+import { defineConfig, serviceConfigSpec } from '@screenfleet/runtime';
 
 export const agentConfigSpec = defineConfig({
+  ...serviceConfigSpec('OPERATOR', 9467),
   deviceName: {
     env: 'DEVICE_NAME',
     kind: 'string',
     doc: 'The name gateways address this desktop by (device_name in requests); one agent per name',
-  },
-  rabbitmqUrl: {
-    env: 'RABBITMQ_URL',
-    kind: 'url',
-    protocols: ['amqp', 'amqps'],
-    secret: true,
-    doc: 'RabbitMQ URL',
   },
   display: {
     env: 'DISPLAY',
@@ -42,32 +36,5 @@ export const agentConfigSpec = defineConfig({
     kind: 'duration',
     default: 2000,
     doc: 'Presence heartbeat interval (gateways forget the agent after 3 missed ones)',
-  },
-  opsPort: {
-    env: 'OPERATOR_OPS_PORT',
-    kind: 'integer',
-    min: 0,
-    max: 65535,
-    default: 9467,
-    doc: 'Port of /metrics, /healthz, /readyz (0 = any free port)',
-  },
-  opsHost: {
-    env: 'OPERATOR_OPS_HOST',
-    kind: 'string',
-    default: '127.0.0.1',
-    doc: 'Address of the ops server',
-  },
-  logLevel: {
-    env: 'LOG_LEVEL',
-    kind: 'enum',
-    values: LOG_LEVELS,
-    default: 'info',
-    doc: 'Log level',
-  },
-  shutdownTimeout: {
-    env: 'SHUTDOWN_TIMEOUT',
-    kind: 'duration',
-    default: 10_000,
-    doc: 'Longest graceful stop',
   },
 });

@@ -38,8 +38,6 @@ void runMain(
       topology,
       connectionName: `operator-agent ${config.deviceName}`,
       logger,
-      reconnect: { initialMs: 200, maxMs: 10_000 },
-      publishTimeoutMs: 5000,
     });
     const agent = createOperatorAgent({
       bus,

@@ -13,7 +13,10 @@ export interface AuthOptions {
  * What screenpipe's unmodified local clients need: pushing content and reading the archive.
  * Never the operator scope: a key press into a desktop always needs a token, even locally.
  */
-const anonymousLoopback: TokenGrant = { id: 'unauthenticated-loopback', scopes: ['ingest', 'archive:read'] };
+const anonymousLoopback: TokenGrant = {
+  id: 'unauthenticated-loopback',
+  scopes: ['ingest', 'archive:read'],
+};
 
 declare module 'express-serve-static-core' {
   interface Locals {
