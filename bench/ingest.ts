@@ -13,6 +13,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import amqp from 'amqplib';
 import { MongoClient, type Collection } from 'mongodb';
+import type { AddRequest } from '@screenfleet/contracts';
+import { toDocuments } from '@screenfleet/ingest-worker';
+import { createMongoContentStore } from '@screenfleet/storage';
 import { buildBatch } from '../test/support/content';
 import { startService, type ServiceProcess } from '../test/support/processes';
 import { startTestServices } from '../test/services/start';
@@ -48,7 +51,6 @@ function peakRssMb(pid: number | undefined): number {
 
 interface BaselineDocument {
   _id: string;
-  [field: string]: unknown;
 }
 
 /** CPU seconds (user + system) a process has used so far; Linux clock ticks are 1/100 s. */
@@ -88,11 +90,16 @@ async function baseline(
   await consumeChannel.consume(queue, (message) => {
     if (!message) return;
     const batch = JSON.parse(message.content.toString()) as ReturnType<typeof buildBatch>;
-    const docs = batch.content.data.map((item) => ({
-      _id: `${batch.device_name}|${item.file_path}|${item.timestamp}`,
-      ...item,
-      timestamp: new Date(item.timestamp),
-    }));
+    // Variant BENCH_BASELINE_DOCS=stored: the documents our worker stores (more fields), to
+    // separate the cost of the stored shape from the cost of the pipeline.
+    const docs: BaselineDocument[] =
+      process.env.BENCH_BASELINE_DOCS === 'stored'
+        ? toDocuments({ received_at: new Date().toISOString(), request: batch as AddRequest })
+        : batch.content.data.map((item) => ({
+            _id: `${batch.device_name}|${item.file_path}|${item.timestamp}`,
+            ...item,
+            timestamp: new Date(item.timestamp),
+          }));
     collection.insertMany(docs, { ordered: false }).then(
       () => consumeChannel.ack(message),
       () => consumeChannel.nack(message),
@@ -157,6 +164,16 @@ async function main(): Promise<void> {
     const baselineDb = client.db('bench_baseline');
     const oursDb = client.db('bench_ours');
     await Promise.all([baselineDb.dropDatabase(), oursDb.dropDatabase()]);
+    if (process.env.BENCH_BASELINE_INDEXES === '1') {
+      // Variant: the baseline's collection gets the store's indexes, to separate their cost
+      // from the pipeline's.
+      const store = createMongoContentStore({
+        url: services.mongodbUrl,
+        database: 'bench_baseline',
+      });
+      await store.ensureIndexes();
+      await store.close();
+    }
     const broker = Number((await run('pgrep', ['-o', 'beam.smp'])).stdout.trim());
     const ferretdb = services.env.TEST_FERRETDB_PIDFILE
       ? Number(readFileSync(services.env.TEST_FERRETDB_PIDFILE, 'utf8'))
