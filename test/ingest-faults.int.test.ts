@@ -12,6 +12,7 @@ import {
 } from './services';
 import { post, startGateway, type RunningGateway } from './support/gateway';
 import { sendBatches } from './support/load';
+import { waitForCount as storedCount } from './support/store';
 import { startService, type ServiceProcess } from './support/processes';
 
 // Faults under load; after each, exact counts: every accepted item stored once, none lost.
@@ -37,15 +38,8 @@ describe('ingest under faults', () => {
     return worker;
   }
 
-  async function waitForCount(device: string, expected: number, timeoutMs = 60_000) {
-    const deadline = Date.now() + timeoutMs;
-    let count = await items.countDocuments({ device_name: device });
-    while (count < expected && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      count = await items.countDocuments({ device_name: device });
-    }
-    return count;
-  }
+  const waitForCount = (device: string, expected: number) =>
+    storedCount(items, { device_name: device }, expected, 60_000);
 
   async function deadLetters(): Promise<number> {
     const connection = await amqp.connect(broker.url);

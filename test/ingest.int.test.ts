@@ -3,6 +3,7 @@ import { MongoClient, type Collection } from 'mongodb';
 import { createEnvelope, exchangeNames } from '@screenfleet/contracts';
 import { databaseName, isolatedBroker, mongoUrl } from './services';
 import { buildBatch, buildItem } from './support/content';
+import { waitForCount as storedCount } from './support/store';
 import { post, startGateway, type RunningGateway } from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
 
@@ -39,19 +40,8 @@ describe('ingest end to end', () => {
     await broker?.remove();
   });
 
-  async function waitForCount(
-    filter: Record<string, unknown>,
-    expected: number,
-    timeoutMs = 20_000,
-  ) {
-    const deadline = Date.now() + timeoutMs;
-    let count = await items.countDocuments(filter);
-    while (count < expected && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      count = await items.countDocuments(filter);
-    }
-    return count;
-  }
+  const waitForCount = (filter: Record<string, unknown>, expected: number) =>
+    storedCount(items, filter, expected);
 
   it('when one item is posted, then it is stored with every field intact and the timestamp as a UTC date', async () => {
     const item = buildItem(1, {
