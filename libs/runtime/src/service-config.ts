@@ -25,7 +25,14 @@ export function serviceConfigSpec(prefix: string, defaultOpsPort: number) {
       env: `${prefix}_OPS_HOST`,
       kind: 'string',
       default: '127.0.0.1',
-      doc: 'Address of the ops server',
+      doc: 'Address of the ops server; set METRICS_TOKEN before opening it to the network',
+    },
+    metricsToken: {
+      env: 'METRICS_TOKEN',
+      kind: 'string',
+      optional: true,
+      secret: true,
+      doc: 'Bearer token Prometheus must send for /metrics (unset: /metrics is open on the ops address)',
     },
     logLevel: {
       env: 'LOG_LEVEL',

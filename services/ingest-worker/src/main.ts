@@ -41,6 +41,7 @@ void runMain(
     const ops = await startOpsServer({
       port: config.opsPort,
       host: config.opsHost,
+      metricsToken: config.metricsToken,
       registry,
       logger,
       readiness: () => ({

@@ -52,6 +52,7 @@ void runMain(
     const ops = await startOpsServer({
       port: config.opsPort,
       host: config.opsHost,
+      metricsToken: config.metricsToken,
       registry,
       logger,
       readiness: () => ({

@@ -1,0 +1,32 @@
+import { defineConfig, loadConfig } from './config';
+import { serviceConfigSpec } from './service-config';
+
+describe('serviceConfigSpec', () => {
+  const spec = defineConfig({ ...serviceConfigSpec('INGEST', 9465) });
+
+  it('when only the broker is given, then the ops server is on loopback and /metrics has no token', () => {
+    const config = loadConfig(spec, { RABBITMQ_URL: 'amqp://127.0.0.1' });
+    expect(config).toEqual({
+      rabbitmqUrl: 'amqp://127.0.0.1',
+      opsPort: 9465,
+      opsHost: '127.0.0.1',
+      metricsToken: undefined,
+      logLevel: 'info',
+      shutdownTimeout: 15000,
+    });
+  });
+
+  it("when the service's prefixed variables and METRICS_TOKEN are set, then they are used", () => {
+    const config = loadConfig(spec, {
+      RABBITMQ_URL: 'amqp://127.0.0.1',
+      INGEST_OPS_PORT: '0',
+      INGEST_OPS_HOST: '0.0.0.0',
+      METRICS_TOKEN: 'scrape-secret',
+    });
+    expect(config).toMatchObject({ opsPort: 0, opsHost: '0.0.0.0', metricsToken: 'scrape-secret' });
+  });
+
+  it('when the broker URL is missing, then start-up fails naming it', () => {
+    expect(() => loadConfig(spec, {})).toThrow('RABBITMQ_URL=<unset> (required)');
+  });
+});
