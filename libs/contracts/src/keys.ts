@@ -141,17 +141,18 @@ export interface KeyCombo {
   modifiers: ModifierName[];
 }
 
+/** Resolves key and modifier names (any case, aliases) to canonical ones; undefined if any is not allowed. */
+export function resolveKeyCombo(key: string, modifiers: readonly string[]): KeyCombo | undefined {
+  const canonicalKey = toKeyName(key);
+  const canonicalModifiers = modifiers.map(toModifierName);
+  if (canonicalKey === undefined || canonicalModifiers.some((m) => m === undefined))
+    return undefined;
+  return { key: canonicalKey, modifiers: [...new Set(canonicalModifiers as ModifierName[])] };
+}
+
 /** Parses screenpipe's key_combo: modifiers and one key joined by "+" ("cmd+shift+a", "return"). */
 export function parseKeyCombo(combo: string): KeyCombo | undefined {
   const parts = combo.split('+');
   const keyPart = parts.pop();
-  if (keyPart === undefined) return undefined;
-  const key = toKeyName(keyPart);
-  const modifiers = parts.map(toModifierName);
-  if (key === undefined || modifiers.some((m) => m === undefined)) return undefined;
-  return { key, modifiers: unique(modifiers as ModifierName[]) };
-}
-
-export function unique<T>(values: T[]): T[] {
-  return [...new Set(values)];
+  return keyPart === undefined ? undefined : resolveKeyCombo(keyPart, parts);
 }

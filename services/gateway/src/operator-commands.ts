@@ -2,15 +2,12 @@ import {
   AppError,
   createEnvelope,
   parseKeyCombo,
-  toKeyName,
-  toModifierName,
-  unique,
+  resolveKeyCombo,
   validators,
   type KeyCombo,
   type ListCommand,
   type ListElementsRequest,
   type ListElementsResponse,
-  type ModifierName,
   type OperationResult,
   type OperatorCommand,
   type OperatorResult,
@@ -22,11 +19,11 @@ import type { Bus } from '@screenfleet/bus';
 /** Both request shapes (spec {key, modifiers}, screenpipe SDK {key_combo}) as canonical names. */
 export function toKeyCombo(request: PressKeyRequest): KeyCombo {
   // The request passed the schema, whose x-key-name keyword already checked every name.
-  if (request.key_combo !== undefined) return parseKeyCombo(request.key_combo) as KeyCombo;
-  return {
-    key: toKeyName(request.key ?? '') as KeyCombo['key'],
-    modifiers: unique((request.modifiers ?? []).map((m) => toModifierName(m) as ModifierName)),
-  };
+  const combo =
+    request.key_combo !== undefined
+      ? parseKeyCombo(request.key_combo)
+      : resolveKeyCombo(request.key ?? '', request.modifiers ?? []);
+  return combo as KeyCombo;
 }
 
 /**
