@@ -44,17 +44,16 @@ describe('ingest end to end', () => {
     storedCount(items, filter, expected);
 
   it('when one item is posted, then it is stored with every field intact and the timestamp as a UTC date', async () => {
+    const ocr = {
+      text: 'hello world',
+      confidence: 0.75,
+      text_json: '[{"t":1}]',
+      ocr_engine: 'tesseract',
+      focused: true,
+    };
     const item = buildItem(1, {
       timestamp: '2026-11-22T18:00:01.5+08:00',
-      ocr_results: [
-        {
-          text: 'hello world',
-          confidence: 0.75,
-          text_json: '[{"t":1}]',
-          ocr_engine: 'tesseract',
-          focused: true,
-        },
-      ],
+      ocr_results: [ocr],
       tags: ['alpha', 'beta'],
     });
 
@@ -77,15 +76,7 @@ describe('ingest end to end', () => {
       timestamp_source: 'client',
       app_name: item.app_name,
       window_name: item.window_name,
-      ocr_results: [
-        {
-          text: 'hello world',
-          confidence: 0.75,
-          text_json: '[{"t":1}]',
-          ocr_engine: 'tesseract',
-          focused: true,
-        },
-      ],
+      ocr_results: [ocr],
       tags: ['alpha', 'beta'],
       transcription: null,
     });
