@@ -5,6 +5,7 @@ export type {
   StoredOcrResult,
   TimeRange,
 } from './content-store';
+export type { ArchiveObject, ArchiveStore } from './archive-store';
 export {
   createMongoContentStore,
   type MongoContentStoreOptions,

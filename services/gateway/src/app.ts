@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import { limits } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from './config';
@@ -10,7 +9,7 @@ import type { OperatorPresenceTracker } from './operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { HttpError, toHttpFailure } from './entry/http-errors';
-import { jsonBody, toBodyError } from './entry/json-body';
+import { toBodyError } from './entry/json-body';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 
 export interface GatewayDeps {
@@ -46,7 +45,8 @@ export function createGatewayApp(
   app.set('etag', false);
   app.use(requestContext(deps));
   app.use(methodGuard);
-  app.use(jsonBody(limits.maxBodyBytes));
+  // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
+  // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));
   app.use(
     operatorRoutes({

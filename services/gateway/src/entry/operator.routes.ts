@@ -5,7 +5,7 @@ import {
   type RequestHandler,
   type Response,
 } from 'express';
-import { validators } from '@screenfleet/contracts';
+import { limits, validators } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import {
@@ -19,7 +19,7 @@ import type { OperatorMetrics } from '../operator-metrics';
 import type { OperatorPresenceTracker } from '../operator-presence';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
 import { toHttpFailure } from './http-errors';
-import { toBodyError } from './json-body';
+import { jsonBody, toBodyError } from './json-body';
 
 export const operatorPaths = {
   list: '/experimental/operator/list-interactable-elements',
@@ -62,14 +62,15 @@ function runMiddleware(handler: RequestHandler, req: Request, res: Response): Pr
 /**
  * Remote input into someone's desktop: every command attempt, refused or not, leaves one audit
  * line (who, which device, which element and key, the status, how long) and is counted. The
- * wrapper is the outermost handler of each operator route, so authentication (401/403) and body
- * validation (400) run inside it; failures raised before the routes on their paths (body
- * parsing, method) are audited by `auditEarlyFailures`, with tokenId null.
+ * wrapper is the outermost handler of each operator route, so authentication (401/403), then body
+ * parsing and validation (400/413/415) run inside it; failures raised before the routes on their
+ * paths (a wrong method) are audited by `auditEarlyFailures`, with tokenId null.
  */
 function createAudit(deps: OperatorRoutesDeps) {
   const logger = deps.logger.child({ component: 'operator-audit' });
   const seen = new WeakSet<Request>();
   const scope = requireScope('operator', deps.auth);
+  const parseBody = jsonBody(limits.maxBodyBytes);
 
   const record = (
     res: Response,
@@ -107,6 +108,7 @@ function createAudit(deps: OperatorRoutesDeps) {
       try {
         await runMiddleware(scope, req, res);
         audit.tokenId = res.locals.grant.id;
+        for (const step of parseBody) await runMiddleware(step, req, res);
         await run(req, res, audit);
       } catch (error) {
         failure = error;
@@ -127,7 +129,7 @@ function createAudit(deps: OperatorRoutesDeps) {
 
 /**
  * The operator routes, then an error handler that audits what failed on their paths before
- * they ran: mount both, in this order, after the body parser (`app.use(operatorRoutes(deps))`).
+ * they ran: mount both, in this order (`app.use(operatorRoutes(deps))`).
  */
 export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestHandler] {
   const router = Router();
