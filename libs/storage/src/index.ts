@@ -6,6 +6,12 @@ export type {
   TimeRange,
 } from './content-store';
 export type { ArchiveObject, ArchiveStore } from './archive-store';
+export { ChecksumMismatchError } from './archive-errors';
+export { checkArchiveKey } from './archive-key';
+export {
+  createFilesystemArchiveStore,
+  type FilesystemArchiveStoreOptions,
+} from './fs.archive-store';
 export {
   createMongoContentStore,
   type MongoContentStoreOptions,
