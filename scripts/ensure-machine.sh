@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes this machine able to run the system and its tests, doing only what is missing:
 # Debian packages for the real-desktop tests (as root, via apt-get), a running RabbitMQ, and
-# the FerretDB test server built from tools/ferretdb. Used by `npm test`, `npm start` and CI.
+# the FerretDB test server built from tools/ferretdb, and the MinIO test server built from
+# tools/minio. Used by `npm test`, `npm start` and CI.
 #   scripts/ensure-machine.sh            everything
 #   scripts/ensure-machine.sh --no-apt   only the broker and FerretDB (npm start)
 set -euo pipefail
@@ -38,4 +39,9 @@ fi
 
 if [ -z "${MONGODB_URL:-}" ]; then
   bash tools/ferretdb/build.sh
+fi
+
+# The test object store: only tests need it (npm start archives to S3 only when configured so).
+if [ "${1:-}" != "--no-apt" ] && [ -z "${S3_ENDPOINT:-}" ]; then
+  bash tools/minio/build.sh >/dev/null
 fi

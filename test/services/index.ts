@@ -1,10 +1,11 @@
 /**
- * What integration tests use: this run's real RabbitMQ and MongoDB-protocol server (started or
- * found by global-setup.ts), unique names, and ways to really break them.
+ * What integration tests use: this run's real RabbitMQ, MongoDB-protocol server and S3 store
+ * (started or found by global-setup.ts), unique names, and ways to really break them.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startFerretDb, stopFerretDb } from './ferretdb';
+import { startMinioServer, stopMinioServer } from './minio';
 
 import { rabbitmqctl } from './rabbitmqctl';
 
@@ -73,4 +74,58 @@ export async function isolatedBroker(): Promise<{ url: string; remove(): Promise
       await rabbitmqctl(['delete_vhost', vhost]);
     },
   };
+}
+
+/**
+ * This run's S3-compatible store, in the shape `createS3ArchiveStore` takes (add `bucket` and
+ * `prefix`). `bucket` is set only when the store was given with S3_BUCKET: use it then (with a
+ * prefix of the test's own), else create a bucket named by `s3BucketName`.
+ */
+export function s3Settings(): {
+  endpoint: string;
+  region: string;
+  forcePathStyle: boolean;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  bucket?: string;
+} {
+  const bucket = process.env.TEST_S3_BUCKET;
+  return {
+    endpoint: required('TEST_S3_ENDPOINT'),
+    region: required('TEST_S3_REGION'),
+    forcePathStyle: process.env.TEST_S3_FORCE_PATH_STYLE !== 'false',
+    credentials: {
+      accessKeyId: required('TEST_S3_ACCESS_KEY'),
+      secretAccessKey: required('TEST_S3_SECRET_KEY'),
+    },
+    ...(bucket ? { bucket } : {}),
+  };
+}
+
+/** A bucket name no other test or run uses (lowercase, digits and "-", at most 63 characters). */
+export const s3BucketName = (prefix = 'sf') =>
+  uniqueName(prefix)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 63);
+
+/** True when this run started its own MinIO, so a test may stop and restart it. */
+export const canStopS3 = () => Boolean(process.env.TEST_MINIO_PIDFILE);
+
+/**
+ * Stops this run's MinIO (SIGTERM by default; SIGKILL as a crash) and waits until it is gone;
+ * `startMinio` brings it back on the same port, data and credentials. Throws when the S3 store
+ * was given from outside (check `canStopS3()` first).
+ */
+export async function stopMinio(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  await stopMinioServer(required('TEST_MINIO_PIDFILE'), signal);
+}
+
+export async function startMinio(): Promise<void> {
+  await startMinioServer({
+    bin: required('TEST_MINIO_BIN'),
+    port: Number(required('TEST_MINIO_PORT')),
+    dataDir: required('TEST_MINIO_DIR'),
+    accessKey: required('TEST_S3_ACCESS_KEY'),
+    secretKey: required('TEST_S3_SECRET_KEY'),
+  });
 }
