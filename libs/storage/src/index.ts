@@ -12,6 +12,7 @@ export {
   createFilesystemArchiveStore,
   type FilesystemArchiveStoreOptions,
 } from './fs.archive-store';
+export { createS3ArchiveStore, type S3ArchiveStoreOptions } from './s3.archive-store';
 export {
   createMongoContentStore,
   type MongoContentStoreOptions,
