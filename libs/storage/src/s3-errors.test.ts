@@ -78,6 +78,13 @@ describe('toArchiveError', () => {
     );
   });
 
+  it('when the bucket is missing, then NotFoundError says so rather than blaming the object', () => {
+    const error = toArchiveError(serviceError('NoSuchBucket', 404), 'put', 'a');
+
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).message).toContain('bucket does not exist');
+  });
+
   it('when the error is anything else, then it passes through unchanged', () => {
     const denied = serviceError('AccessDenied', 403);
 

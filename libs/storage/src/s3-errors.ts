@@ -94,7 +94,10 @@ export function toArchiveError(error: unknown, operation: string, key?: string):
         cause: error,
       });
     case 'not_found':
-      return new NotFoundError(`archive object ${key ?? ''} not found (${what}: ${reason})`);
+      // A missing bucket is not a missing object: say which, so a skipped ensureReady shows.
+      return (error as S3ErrorShape).name === 'NoSuchBucket'
+        ? new NotFoundError(`${what}: bucket does not exist (${reason})`)
+        : new NotFoundError(`archive object ${key ?? ''} not found (${what}: ${reason})`);
     case 'checksum_mismatch':
       return new ChecksumMismatchError(
         `${what}: the store refused the body, its checksum does not match the sha256 given (${reason})`,

@@ -75,7 +75,8 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): ArchiveSto
   async function hashOfStored(Key: string): Promise<string> {
     const { Body } = await client.send(new GetObjectCommand({ Bucket: bucket, Key }));
     const hash = createHash('sha256');
-    for await (const chunk of Body as Readable) hash.update(chunk as Buffer);
+    // Streamed: a large object is hashed without holding it in memory.
+    if (Body) for await (const chunk of Body as Readable) hash.update(chunk as Buffer);
     return hash.digest('hex');
   }
 
