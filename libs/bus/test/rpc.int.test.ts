@@ -10,7 +10,7 @@ interface Command {
   key: string;
 }
 
-const buildRequest = (n: number) => createEnvelope('archive.status.request', { n });
+const buildRequest = (n: number) => createEnvelope('archive.command', { n });
 const buildCommand = (key: string) => createEnvelope<Command>('operator.command', { key });
 const replyTo = <T>(request: Envelope, payload: T) =>
   createEnvelope('operator.result', payload, { correlationId: request.correlation_id });

@@ -5,8 +5,8 @@ export const SCHEMA_VERSION = 1;
 
 export type MessageType =
   | 'content.batch'
-  | 'archive.status.request'
-  | 'archive.status.reply'
+  | 'archive.command'
+  | 'archive.reply'
   | 'operator.command'
   | 'operator.result'
   | 'operator.presence';

@@ -89,3 +89,48 @@ describe('timestamps', () => {
     expect(() => parseDateTime(input)).toThrow(RangeError);
   });
 });
+
+describe('archive commands and replies', () => {
+  it('when retention_days is below 1 or not an integer, then configure names the field and rule', () => {
+    expect(validators.archiveConfigureRequest.check({ retention_days: 0 })).toEqual([
+      { path: 'retention_days', rule: 'minimum', detail: 'retention_days must be >= 1' },
+    ]);
+    expect(validators.archiveConfigureRequest.check({ retention_days: 1.5 })[0]).toMatchObject({
+      path: 'retention_days',
+      rule: 'type',
+    });
+  });
+
+  it('when each command is built as the gateway sends it, then it validates', () => {
+    for (const command of [
+      { action: 'status' },
+      { action: 'run' },
+      { action: 'configure', request: { enabled: false } },
+      { action: 'init', request: { retention_days: 7 } },
+      { action: 'restore', request: { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' } },
+    ]) {
+      expect(validators.archiveCommand.check(command)).toEqual([]);
+    }
+    expect(validators.archiveCommand.check({ action: 'delete_everything' })).not.toEqual([]);
+  });
+
+  it('when a reply carries a status with a null counter, then it is invalid', () => {
+    expect(validators.archiveReply.check({ outcome: 'ok', status })).toEqual([]);
+    expect(
+      validators.archiveReply.check({ outcome: 'refused', code: 'conflict', message: 'x' }),
+    ).toEqual([]);
+    expect(
+      validators.archiveReply.check({ outcome: 'ok', status: { ...status, storage_used: null } }),
+    ).not.toEqual([]);
+  });
+});
+
+it('when an archive command names an unknown action, then the error lists the known ones', () => {
+  expect(validators.archiveCommand.check({ action: 'wipe' })).toEqual([
+    {
+      path: 'action',
+      rule: 'enum',
+      detail: 'action must be one of: status, run, configure, init, restore',
+    },
+  ]);
+});

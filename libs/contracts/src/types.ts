@@ -5,6 +5,13 @@ import type {
   ocrResultSchema,
   transcriptionSchema,
 } from './schemas/add-request.schema';
+import type {
+  archiveCommandSchema,
+  archiveConfigureRequestSchema,
+  archiveInitRequestSchema,
+  archiveReplySchema,
+  archiveRestoreRequestSchema,
+} from './schemas/archive.schema';
 import type { contentBatchSchema } from './schemas/messages.schema';
 import type {
   listedElementSchema,
@@ -31,6 +38,11 @@ export type PressKeyRequest = FromSchema<typeof pressKeyRequestSchema>;
 export type OperationResult = FromSchema<typeof operationResultSchema>;
 export type ErrorBody = FromSchema<typeof errorBodySchema>;
 export type ArchiveStatus = FromSchema<typeof archiveStatusSchema>;
+export type ArchiveConfigureRequest = FromSchema<typeof archiveConfigureRequestSchema>;
+export type ArchiveInitRequest = FromSchema<typeof archiveInitRequestSchema>;
+export type ArchiveRestoreRequest = FromSchema<typeof archiveRestoreRequestSchema>;
+export type ArchiveCommand = FromSchema<typeof archiveCommandSchema>;
+export type ArchiveReply = FromSchema<typeof archiveReplySchema>;
 export type ContentBatch = FromSchema<typeof contentBatchSchema>;
 export type ListElementsRequest = FromSchema<typeof listElementsRequestSchema>;
 export type ListElementsResponse = FromSchema<typeof listElementsResponseSchema>;

@@ -60,6 +60,15 @@ function join(path: string, field: string): string {
   return path ? `${path}.${field}` : field;
 }
 
+/** The values a discriminated union's tag may take, read from its branches. */
+function tagValues(error: ErrorObject): string {
+  const tag = String((error.params as { tag: unknown }).tag);
+  const branches = (error.parentSchema as { oneOf?: SchemaObject[] } | undefined)?.oneOf ?? [];
+  return branches
+    .map((branch) => (branch.properties as Record<string, { const?: unknown }>)[tag]?.const)
+    .join(', ');
+}
+
 function describe(error: ErrorObject): FieldError | undefined {
   const path = jsonPointerToPath(error.instancePath);
   const name = path || 'body';
@@ -73,7 +82,7 @@ function describe(error: ErrorObject): FieldError | undefined {
       const field = join(path, String(params.tag));
       return params.error === 'tag' && params.tagValue === undefined
         ? { path: field, rule: 'required', detail: `${field} is required` }
-        : { path: field, rule: 'enum', detail: `${field} must be one of: frames, transcription` };
+        : { path: field, rule: 'enum', detail: `${field} must be one of: ${tagValues(error)}` };
     }
     case 'type':
       return {

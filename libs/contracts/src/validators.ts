@@ -1,5 +1,12 @@
 import { compileValidator } from './validate';
 import { addRequestSchema } from './schemas/add-request.schema';
+import {
+  archiveCommandSchema,
+  archiveConfigureRequestSchema,
+  archiveInitRequestSchema,
+  archiveReplySchema,
+  archiveRestoreRequestSchema,
+} from './schemas/archive.schema';
 import { contentBatchSchema, envelopeSchema } from './schemas/messages.schema';
 import {
   listElementsRequestSchema,
@@ -17,6 +24,11 @@ import {
 import type { Envelope } from './envelope';
 import type {
   AddRequest,
+  ArchiveCommand,
+  ArchiveConfigureRequest,
+  ArchiveInitRequest,
+  ArchiveReply,
+  ArchiveRestoreRequest,
   ArchiveStatus,
   ContentBatch,
   ErrorBody,
@@ -36,6 +48,20 @@ export const validators = {
   operationResult: compileValidator<OperationResult>(operationResultSchema, 'operation result'),
   errorBody: compileValidator<ErrorBody>(errorBodySchema, 'error body'),
   archiveStatus: compileValidator<ArchiveStatus>(archiveStatusSchema, 'archive status'),
+  archiveConfigureRequest: compileValidator<ArchiveConfigureRequest>(
+    archiveConfigureRequestSchema,
+    'archive configure request',
+  ),
+  archiveInitRequest: compileValidator<ArchiveInitRequest>(
+    archiveInitRequestSchema,
+    'archive init request',
+  ),
+  archiveRestoreRequest: compileValidator<ArchiveRestoreRequest>(
+    archiveRestoreRequestSchema,
+    'archive restore request',
+  ),
+  archiveCommand: compileValidator<ArchiveCommand>(archiveCommandSchema, 'archive command'),
+  archiveReply: compileValidator<ArchiveReply>(archiveReplySchema, 'archive reply'),
   envelope: compileValidator<Envelope>(envelopeSchema, 'message envelope'),
   contentBatch: compileValidator<ContentBatch>(contentBatchSchema, 'content batch'),
   listElementsRequest: compileValidator<ListElementsRequest>(

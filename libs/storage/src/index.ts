@@ -19,3 +19,11 @@ export {
   type StoreLogger,
 } from './mongo.content-store';
 export { isStoreUnreachable } from './store-errors';
+export type {
+  ArchiveCounters,
+  ArchiveLease,
+  ArchiveSettings,
+  ArchiveState,
+  ArchiveStateStore,
+  ArchiveWatermark,
+} from './archive-state-store';

@@ -8,3 +8,10 @@ export {
 export { contentBatchSchema, envelopeSchema } from './messages.schema';
 export { pressKeyRequestSchema } from './press-key.schema';
 export { archiveStatusSchema, errorBodySchema, operationResultSchema } from './results.schema';
+export {
+  archiveCommandSchema,
+  archiveConfigureRequestSchema,
+  archiveInitRequestSchema,
+  archiveReplySchema,
+  archiveRestoreRequestSchema,
+} from './archive.schema';

@@ -3,8 +3,8 @@ import { dateTimeSchema } from './common';
 
 const messageTypes = [
   'content.batch',
-  'archive.status.request',
-  'archive.status.reply',
+  'archive.command',
+  'archive.reply',
   'operator.command',
   'operator.result',
   'operator.presence',

@@ -1,0 +1,106 @@
+import { dateTimeSchema, deviceNameSchema } from './common';
+import { archiveStatusSchema } from './results.schema';
+
+const retentionDays = { type: 'integer', minimum: 1, maximum: 36_500 } as const;
+
+/** POST /archive/configure: change what the worker does from its next pass on. */
+export const archiveConfigureRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    enabled: { type: 'boolean' },
+    retention_days: retentionDays,
+  },
+} as const;
+
+/** POST /archive/init as screenpipe's desktop app sends it; 409 once initialised. */
+export const archiveInitRequestSchema = {
+  type: 'object',
+  properties: {
+    retention_days: retentionDays,
+  },
+} as const;
+
+/** POST /archive/restore and `npm run archive:restore`: put archived items back, idempotently. */
+export const archiveRestoreRequestSchema = {
+  type: 'object',
+  required: ['from', 'to'],
+  additionalProperties: false,
+  properties: {
+    from: dateTimeSchema,
+    to: dateTimeSchema,
+    device_name: deviceNameSchema,
+  },
+} as const;
+
+/** Payload of archive.command on `archive.rpc`: what the gateway asks the archive worker. */
+export const archiveCommandSchema = {
+  type: 'object',
+  // Only the branch the tag names is checked, so removeAdditional cannot strip another's fields.
+  discriminator: { propertyName: 'action' },
+  required: ['action'],
+  oneOf: [
+    {
+      type: 'object',
+      required: ['action'],
+      additionalProperties: false,
+      properties: { action: { const: 'status' } },
+    },
+    {
+      type: 'object',
+      required: ['action'],
+      additionalProperties: false,
+      properties: { action: { const: 'run' } },
+    },
+    {
+      type: 'object',
+      required: ['action', 'request'],
+      additionalProperties: false,
+      properties: { action: { const: 'configure' }, request: archiveConfigureRequestSchema },
+    },
+    {
+      type: 'object',
+      required: ['action', 'request'],
+      additionalProperties: false,
+      properties: { action: { const: 'init' }, request: archiveInitRequestSchema },
+    },
+    {
+      type: 'object',
+      required: ['action', 'request'],
+      additionalProperties: false,
+      properties: { action: { const: 'restore' }, request: archiveRestoreRequestSchema },
+    },
+  ],
+} as const;
+
+/**
+ * Payload of archive.reply: the status after the command (restore adds how many items came
+ * back), or why the command was refused (`conflict`: init when already initialised).
+ */
+export const archiveReplySchema = {
+  type: 'object',
+  discriminator: { propertyName: 'outcome' },
+  required: ['outcome'],
+  oneOf: [
+    {
+      type: 'object',
+      required: ['outcome', 'status'],
+      additionalProperties: false,
+      properties: {
+        outcome: { const: 'ok' },
+        status: archiveStatusSchema,
+        restored: { type: 'integer', minimum: 0 },
+      },
+    },
+    {
+      type: 'object',
+      required: ['outcome', 'code', 'message'],
+      additionalProperties: false,
+      properties: {
+        outcome: { const: 'refused' },
+        code: { enum: ['conflict', 'validation_failed', 'store_unavailable', 'failed'] },
+        message: { type: 'string' },
+      },
+    },
+  ],
+} as const;

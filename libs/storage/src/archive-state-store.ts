@@ -1,0 +1,61 @@
+/** Where the archive has got to: the last item moved out, in (timestamp, _id) order. */
+export interface ArchiveWatermark {
+  timestamp: Date;
+  id: string;
+}
+
+/** Cumulative since the archive was created; Prometheus `_total` counters mirror them. */
+export interface ArchiveCounters {
+  chunks_uploaded: number;
+  items_archived: number;
+  media_files_uploaded: number;
+}
+
+/** Changeable at run time (POST /archive/configure, /archive/init); env gives the first values. */
+export interface ArchiveSettings {
+  enabled: boolean;
+  retention_days: number;
+  /** Bytes; uploading stops before the next chunk would pass it. */
+  storage_limit: number;
+}
+
+/** The one archive state document: a restart, or another worker, resumes from it. */
+export interface ArchiveState {
+  settings: ArchiveSettings;
+  /** Set by POST /archive/init (screenpipe's desktop app); a second init is a 409. */
+  initialised_at: Date | null;
+  watermark: ArchiveWatermark | null;
+  last_cleanup: Date | null;
+  last_error: string | null;
+  /** Bytes the archive store holds (chunks, manifests and media). */
+  storage_used: number;
+  counters: ArchiveCounters;
+  /** Consecutive failed passes: the backoff doubles with each, and a manual run resets it. */
+  failures: number;
+  /** Written after each pass, so status answers from the state without scanning. */
+  updated_at: Date;
+}
+
+/** Who may work: one archive worker at a time holds the lease until it expires. */
+export interface ArchiveLease {
+  holder: string;
+  expires_at: Date;
+}
+
+/**
+ * The archive's persisted state and the lease that keeps a single worker active. Errors meaning
+ * the server cannot be reached reject with StoreUnavailableError (retry with backoff).
+ */
+export interface ArchiveStateStore {
+  /** The stored state, or `initial` stored and returned when there is none yet. */
+  load(initial: ArchiveState): Promise<ArchiveState>;
+  save(state: ArchiveState): Promise<void>;
+  /**
+   * Takes or renews the lease for `holder` until now + ttlMs. True when `holder` holds it
+   * afterwards: it was free, expired, or already `holder`'s. Atomic across workers.
+   */
+  acquireLease(holder: string, ttlMs: number, now: Date): Promise<boolean>;
+  /** Gives the lease up when `holder` holds it, so another worker can take over at once. */
+  releaseLease(holder: string): Promise<void>;
+  close(): Promise<void>;
+}
