@@ -35,7 +35,7 @@ describe('chunk codec', () => {
 
   it('when one byte of an encrypted object is changed, then decoding fails with a clear error', () => {
     const { body } = encodeChunk(docs, key);
-    body[body.length - 3] ^= 0xff;
+    body[body.length - 3] = body[body.length - 3]! ^ 0xff;
 
     expect(() => decodeChunk(body, key, { name: 'chunks/x' })).toThrow(ArchiveObjectCorruptError);
     expect(() => decodeChunk(body, key, { name: 'chunks/x' })).toThrow(
@@ -54,7 +54,7 @@ describe('chunk codec', () => {
   it('when the bytes differ from the recorded SHA-256, then decoding fails before anything else', () => {
     const { body, sha256 } = encodeChunk(docs);
     const other = Buffer.from(body);
-    other[6] ^= 1;
+    other[6] = other[6]! ^ 1;
 
     expect(() => decodeChunk(other, undefined, { name: 'c', sha256 })).toThrow(
       /does not match its recorded SHA-256/,
