@@ -21,6 +21,7 @@ export {
 export type { StoreLogger } from './mongo-connection';
 export { isStoreUnreachable } from './store-errors';
 export type {
+  ArchivedChunkCleanup,
   ArchiveCounters,
   ArchiveLease,
   ArchiveSettings,
