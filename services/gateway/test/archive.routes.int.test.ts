@@ -104,10 +104,22 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
     );
     return value?.value ?? 0;
   };
+  const statusCallsTimed = async (): Promise<number> => {
+    const metric = await gateway.registry
+      .getSingleMetric('gateway_archive_rpc_duration_seconds')
+      ?.get();
+    const value = metric?.values.find(
+      (v) =>
+        v.labels.action === 'status' &&
+        (v as { metricName?: string }).metricName?.endsWith('_count'),
+    );
+    return value?.value ?? 0;
+  };
 
   describe('GET /archive/status', () => {
     it('when the worker answers, then its status is relayed exactly: every field of the spec, numbers as numbers', async () => {
       const before = await archiveCalls('status', 'ok');
+      const timedBefore = await statusCallsTimed();
 
       const response = await get(url('/archive/status'));
 
@@ -121,6 +133,7 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
         correlation_id: response.headers.get('x-request-id'),
       });
       expect(await archiveCalls('status', 'ok')).toBe(before + 1);
+      expect(await statusCallsTimed()).toBe(timedBefore + 1);
     });
 
     it('when the worker adds fields the contract does not know, then only the spec fields are answered', async () => {
@@ -411,7 +424,7 @@ describe('archive routes with no archive worker', () => {
   let gateway: RunningGateway;
   /** Waits long enough for rabbitmqctl to close its connection while a call is pending. */
   let patientGateway: RunningGateway;
-  const PATIENT_TIMEOUT_MS = 20_000;
+  const PATIENT_TIMEOUT_MS = 40_000;
 
   beforeAll(async () => {
     broker = await isolatedBroker();
@@ -460,16 +473,21 @@ describe('archive routes with no archive worker', () => {
     const reconnected = new Promise<void>((resolve) =>
       patientGateway.bus.events.once('connected', () => resolve()),
     );
-    const started = performance.now();
-    const waiting = get(`${patientGateway.url}/archive/status`);
+    let answeredAt = 0;
+    const waiting = get(`${patientGateway.url}/archive/status`).then((response) => {
+      answeredAt = performance.now();
+      return response;
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
+    // rabbitmqctl is slow on a busy machine: time the answer from the moment the close is done.
     expect(await closeBrokerConnections(patientGateway.connectionName)).toBe(1);
+    const closedAt = performance.now();
 
     const lost = await waiting;
     expect(lost.status).toBe(503);
     expect(lost.headers.get('retry-after')).toBe('5');
     expect(lost.body.message).toMatch(/^lost the broker connection while waiting for a reply/);
-    expect(performance.now() - started).toBeLessThan(PATIENT_TIMEOUT_MS / 2);
+    expect(answeredAt - closedAt).toBeLessThan(MARGIN_MS);
 
     await disconnected;
     const down = await get(`${patientGateway.url}/archive/status`);
