@@ -466,6 +466,37 @@ describe('archive routes with no archive worker', () => {
     expect(elapsed).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
   });
 
+  it('when a worker starts after the gateway gave up, then the expired commands never reach it', async () => {
+    const late = await post(`${gateway.url}/archive/configure`, { enabled: false });
+    expect(late.status).toBe(503);
+    const worker = await createAmqpBus({
+      url: broker.url,
+      topology,
+      connectionName: uniqueName('late-worker'),
+      logger: createLogger({ service: 'late-worker', level: 'silent' }),
+    });
+    const received: ArchiveCommand[] = [];
+    const serving = await worker.serve<ArchiveCommand, unknown>(queueNames.archiveRpc, (r) => {
+      received.push(r.payload);
+      return Promise.resolve(
+        createEnvelope(
+          'archive.reply',
+          { outcome: 'ok', status },
+          { correlationId: r.correlation_id },
+        ),
+      );
+    });
+    try {
+      // A fresh status call is served, so the worker is consuming; nothing older came before it.
+      const fresh = await get(`${gateway.url}/archive/status`);
+      expect(fresh.status).toBe(200);
+      expect(received).toEqual([{ action: 'status' }]);
+    } finally {
+      await serving.cancel();
+      await worker.close();
+    }
+  });
+
   it('when the broker connection is lost while waiting, then 503 at once with the reason; while it is down, 503 "not connected"', async () => {
     const disconnected = new Promise<void>((resolve) =>
       patientGateway.bus.events.once('disconnected', () => resolve()),
