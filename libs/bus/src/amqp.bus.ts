@@ -40,7 +40,7 @@ export async function createAmqpBus(options: AmqpBusOptions): Promise<Bus> {
   return bus;
 }
 
-/** Serving requests one after another keeps a slow server from piling up stale requests. */
+/** By default requests are served one after another, so a slow server cannot pile up stale ones. */
 const SERVE_PREFETCH = 1;
 
 class AmqpBus implements Bus {
@@ -133,10 +133,11 @@ class AmqpBus implements Bus {
   serve<Req, Res>(
     queue: string,
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    options: { prefetch?: number } = {},
   ): Promise<Subscription> {
     return this.subscribe({
       name: queue,
-      prefetch: SERVE_PREFETCH,
+      prefetch: options.prefetch ?? SERVE_PREFETCH,
       prepare: () => Promise.resolve(queue),
       handle: (envelope, message, channel) =>
         this.answer(queue, envelope as Envelope<Req>, message, channel, handler),

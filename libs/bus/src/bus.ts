@@ -50,9 +50,14 @@ export interface Bus {
     request: Envelope,
     options: { timeoutMs: number },
   ): Promise<Envelope<Res>>;
+  /**
+   * Answers requests on `queue`; `prefetch` (default 1) is how many are handled at once, for a
+   * server whose quick requests must not wait behind a slow one.
+   */
   serve<Req, Res>(
     queue: string,
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    options?: { prefetch?: number },
   ): Promise<Subscription>;
   /** Rejects DeviceUnavailableError at once when no agent serves the device, TimeoutError when it is silent. */
   sendToDevice<Res>(
