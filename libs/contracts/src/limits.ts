@@ -7,6 +7,13 @@ export const limits = {
   /** Whole request body, enforced by the gateway before parsing (413 beyond). */
   maxBodyBytes: 16 * 1024 * 1024,
   maxItemsPerBatch: 1000,
+  /**
+   * Any array or object in a request body, known field or not: checked on the raw bytes before
+   * JSON.parse (json-scan.ts), so a huge array is refused before it costs seconds to parse. At
+   * least every schema's largest maxItems.
+   */
+  maxArrayItemsAnywhere: 1000,
+  maxObjectKeysAnywhere: 1000,
   maxDeviceNameLength: 256,
   maxFilePathLength: 4096,
   maxNameLength: 1024,
