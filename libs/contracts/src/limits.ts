@@ -14,7 +14,11 @@ export const limits = {
    */
   maxArrayItemsAnywhere: 1000,
   maxObjectKeysAnywhere: 1000,
-  maxDeviceNameLength: 256,
+  /**
+   * In UTF-8 bytes: a device name is the routing key of its operator commands, which AMQP caps
+   * at 255 bytes; 200 leaves room for a prefix. 100 x "é" fits, 101 do not.
+   */
+  maxDeviceNameBytes: 200,
   maxFilePathLength: 4096,
   maxNameLength: 1024,
   maxOcrResultsPerItem: 1000,

@@ -47,4 +47,35 @@ describe('bodies whose size the limits refuse', () => {
     expect(response.status).toBe(400);
     expect(response.body.errors).toHaveLength(50);
   });
+
+  it.each([
+    [
+      '/add',
+      (device_name: string) => ({ device_name, content: { content_type: 'frames', data: [] } }),
+    ],
+    [
+      '/experimental/operator/press-key-by-index',
+      (device_name: string) => ({ element_index: 0, key: 'a', device_name }),
+    ],
+    [
+      '/experimental/operator/list-interactable-elements',
+      (device_name: string) => ({ app_name: 'x', device_name }),
+    ],
+  ])(
+    'when %s names a device too long for a routing key, then it is a 400 naming device_name, not a 503',
+    async (route, build) => {
+      for (const [name, rule] of [
+        ['a'.repeat(256), 'maxLength'],
+        ['é'.repeat(101), 'maxBytes'],
+        ['😀'.repeat(51), 'maxBytes'],
+      ]) {
+        const response = await post(`${gateway.url}${route}`, build(name as string));
+        expect(response.status).toBe(400);
+        expect(response.headers.get('retry-after')).toBeNull();
+        expect(response.body.errors).toEqual([
+          expect.objectContaining({ path: 'device_name', rule }),
+        ]);
+      }
+    },
+  );
 });
