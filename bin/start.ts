@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     log('no DEVICE_NAME: the operator agent for this desktop is not started');
   }
   log(
-    `API on http://${process.env.GATEWAY_HOST ?? '127.0.0.1'}:${process.env.GATEWAY_PORT ?? 3030} (the gateway logs its token); Ctrl-C stops`,
+    `API on http://${process.env.GATEWAY_HOST ?? '127.0.0.1'}:${process.env.GATEWAY_PORT ?? 3030} (token in ${path.join(dataDir, 'gateway-token')}, printed once when generated); Ctrl-C stops`,
   );
 
   process.once('SIGINT', () => void stopAll(0));

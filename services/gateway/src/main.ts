@@ -9,6 +9,7 @@ import {
   startOpsServer,
 } from '@screenfleet/runtime';
 import { resolveAuth } from './auth/auth-setup';
+import { localTokenBanner } from './auth/local-token';
 import { gatewayConfigSpec } from './config';
 import { createGateway, createGatewayMetrics } from './index';
 
@@ -49,11 +50,14 @@ void runMain(
       }),
     });
     logger.info({ port, host: config.host, opsPort: ops.port }, 'gateway listening');
-    if (localToken)
+    if (localToken) {
+      // The secret goes to the terminal once, when it is made, never into the logs.
+      if (localToken.created) process.stderr.write(localTokenBanner(localToken));
       logger.info(
-        { token: localToken },
-        'no GATEWAY_TOKENS: use this local token (Authorization: Bearer <token>)',
+        { file: localToken.file },
+        'no GATEWAY_TOKENS: clients use the local token kept in this file (Authorization: Bearer <token>)',
       );
+    }
     if (auth.allowUnauthenticatedLoopback)
       logger.warn('requests without a token are accepted from loopback clients');
 

@@ -25,10 +25,10 @@ describe('gateway auth set-up', () => {
     const first = resolveAuth(config());
     const again = resolveAuth(config());
 
-    expect(first.localToken).toMatch(/^sf_[\w-]{32}$/);
-    expect(again.localToken).toBe(first.localToken);
+    expect(first.localToken?.entry.token).toMatch(/^sf_[\w-]{32}$/);
+    expect(again.localToken?.entry.token).toBe(first.localToken?.entry.token);
     expect(statSync(path.join(dataDir, 'gateway-token')).mode & 0o777).toBe(0o600);
-    expect(first.auth.tokens.find(first.localToken!)?.scopes).toEqual([
+    expect(first.auth.tokens.find(first.localToken!.entry.token)?.scopes).toEqual([
       'ingest',
       'operator',
       'archive:read',
