@@ -18,7 +18,12 @@ export {
   type MongoContentStoreOptions,
   type StoreLogger,
 } from './mongo.content-store';
-export { isStoreUnreachable } from './store-errors';
+export {
+  classifyStoreError,
+  ContentRejectedError,
+  isStoreUnreachable,
+  type StoreErrorKind,
+} from './store-errors';
 export type {
   ArchiveCounters,
   ArchiveLease,
