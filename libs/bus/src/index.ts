@@ -3,3 +3,4 @@ export type { Logger } from './logger';
 export type { BackoffOptions } from '@screenfleet/runtime';
 export { createAmqpBus, type AmqpBusOptions } from './amqp.bus';
 export { moveMessages, retireQueue, type MoveOptions } from './amqp.move';
+export { MessageTooLargeError } from './amqp.publisher';

@@ -9,3 +9,4 @@ export * from './schemas/operator.schema';
 export type * from './types';
 export { validators } from './validators';
 export { toFieldErrors, type Validator } from './validate';
+export * from './content-size';
