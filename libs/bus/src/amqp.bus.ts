@@ -5,6 +5,7 @@ import {
   DeviceUnavailableError,
   exchangeNames,
   OutcomeUnknownError,
+  sizeLimits,
   type Envelope,
   type Topology,
 } from '@screenfleet/contracts';
@@ -26,9 +27,12 @@ export interface AmqpBusOptions {
   logger?: Logger;
   /** Backoff between reconnect attempts; default 200 ms doubling up to 10 s. */
   reconnect?: BackoffOptions;
-  /** How long a publish waits for the broker's confirm before failing. */
   /** How long a publish waits for the broker's confirm; default 5 s. */
   publishTimeoutMs?: number;
+  /** Largest message body published; default sizeLimits.maxMessageBytes (under RabbitMQ 4's 16 MiB). */
+  maxMessageBytes?: number;
+  /** How long a publish waits for a throttled connection to drain; default publishTimeoutMs. */
+  drainTimeoutMs?: number;
   /** The direct exchange device commands go through; must be in the topology. */
   operatorExchange?: string;
 }
@@ -62,10 +66,15 @@ class AmqpBus implements Bus {
       reconnect: options.reconnect ?? { initialMs: 200, maxMs: 10_000 },
       logger: this.logger,
     });
+    const confirmTimeoutMs = options.publishTimeoutMs ?? 5000;
     this.publisher = new ConfirmPublisher(
       this.connection,
       options.topology,
-      options.publishTimeoutMs ?? 5000,
+      {
+        confirmTimeoutMs,
+        maxMessageBytes: options.maxMessageBytes ?? sizeLimits.maxMessageBytes,
+        drainTimeoutMs: options.drainTimeoutMs ?? confirmTimeoutMs,
+      },
       this.logger,
     );
     this.rpc = new RpcClient(this.connection, options.topology, this.events, this.logger);

@@ -10,3 +10,4 @@ export type * from './types';
 export { validators } from './validators';
 export { toFieldErrors, type Validator } from './validate';
 export { scanJsonSizes } from './json-scan';
+export * from './content-size';
