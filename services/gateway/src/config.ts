@@ -45,6 +45,6 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_OPERATOR_TIMEOUT',
     kind: 'duration',
     default: 5000,
-    doc: 'Longest wait for an operator agent to answer a command (504 after); the command expires with it',
+    doc: 'Longest wait for an operator agent to answer a command (504 after); split into the queue expiry, the agent budget and a grace (operator-agent README, never late)',
   },
 });

@@ -23,6 +23,7 @@ describe('press commands', () => {
     ).toEqual({
       action: 'press',
       timeout_ms: 5000,
+      budget_ms: 3000,
       element_index: 2,
       cache_id: 'listing-1',
       key: 'a',

@@ -1,6 +1,7 @@
 import {
   AppError,
   createEnvelope,
+  operatorTimings,
   parseKeyCombo,
   resolveKeyCombo,
   validators,
@@ -42,6 +43,7 @@ export async function sendOperatorCommand(
   });
   const reply = await bus.sendToDevice<unknown>(device, envelope, {
     timeoutMs: options.timeoutMs,
+    expirationMs: operatorTimings(options.timeoutMs).expirationMs,
   });
   const result = validators.operatorResult.parse(reply.payload);
   if (!result.success) {
@@ -54,6 +56,7 @@ export function toListCommand(request: ListElementsRequest, timeoutMs: number): 
   const command: ListCommand = {
     action: 'list',
     timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
     app_name: request.app_name,
   };
   if (request.window_name != null) command.window_name = request.window_name;
@@ -71,6 +74,7 @@ export function toPressCommand(request: PressKeyRequest, timeoutMs: number): Pre
   const command: PressCommand = {
     action: 'press',
     timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
     element_index: request.element_index,
     key,
     modifiers,

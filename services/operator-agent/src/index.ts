@@ -10,7 +10,7 @@ import { createAgentMetrics } from './metrics';
 export { agentConfigSpec };
 export { unavailableDesktop } from './domain/unavailable-desktop';
 export { SnapshotStore, type Snapshot } from './domain/snapshots';
-export { CLOCK_SKEW_MS, DEADLINE_MARGIN_MS } from './domain/deadline';
+export { commandDeadline, systemClock, type AgentClock } from './domain/deadline';
 export * from './desktop';
 
 export interface OperatorAgentDeps {

@@ -6,7 +6,12 @@ import {
   type ModifierName,
 } from '@screenfleet/contracts';
 import { ElementGoneError, type Bounds, type Desktop, type UiElement } from '../desktop';
-import { assertBeforeDeadline, DeadlinePassedError } from './deadline';
+import {
+  assertBeforeDeadline,
+  DeadlinePassedError,
+  systemClock,
+  type AgentClock,
+} from './deadline';
 import type { SnapshotStore } from './snapshots';
 
 export interface PressByIndex {
@@ -15,7 +20,7 @@ export interface PressByIndex {
   cacheId?: string;
   key: KeyName;
   modifiers: ModifierName[];
-  /** Epoch ms (the `now` clock) after which nothing may be pressed. */
+  /** Monotonic ms (the clock's `monotonic`) after which nothing may be pressed. */
   deadline?: number;
 }
 
@@ -66,9 +71,10 @@ export async function pressByIndex(
   desktop: Desktop,
   snapshots: SnapshotStore,
   press: PressByIndex,
-  now: () => number = Date.now,
+  clock: AgentClock = systemClock,
 ): Promise<string> {
   const { deadline } = press;
+  const now = clock.monotonic;
   /** A step that failed because it ran out of time is the deadline's refusal, not a failure. */
   const step = async <T>(what: string, action: () => Promise<T>): Promise<T> => {
     try {
@@ -79,7 +85,7 @@ export async function pressByIndex(
     }
   };
 
-  const listed = elementAt(snapshots, press.elementIndex, now(), press.cacheId);
+  const listed = elementAt(snapshots, press.elementIndex, clock.wall(), press.cacheId);
   const current = await step('reading the element', () => desktop.describe(listed, { deadline }));
   if (!current) throw new ElementGoneError(listed);
   const changed = differences(listed, current);
@@ -92,7 +98,7 @@ export async function pressByIndex(
   await step('focusing the element', () => desktop.focus(listed, { deadline }));
   assertBeforeDeadline(deadline, now(), 'before the key press');
   try {
-    await desktop.pressKey(press.key, press.modifiers);
+    await desktop.pressKey(press.key, press.modifiers, { deadline });
   } catch (error) {
     if (error instanceof AppError && error.code !== 'operation_failed') throw error;
     const reason = error instanceof Error ? error.message : String(error);
