@@ -39,6 +39,7 @@ export async function startGateway(
     publishTimeoutMs?: number;
     reconnectMs?: number;
     allowUnauthenticatedLoopback?: boolean;
+    operatorTimeoutMs?: number;
   } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
@@ -63,6 +64,7 @@ export async function startGateway(
     },
     metrics: createGatewayMetrics(registry),
     logger,
+    ...(options.operatorTimeoutMs ? { operator: { timeoutMs: options.operatorTimeoutMs } } : {}),
   });
   const port = await gateway.listen(0, '127.0.0.1');
   return {

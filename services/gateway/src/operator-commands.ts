@@ -52,11 +52,16 @@ export async function sendOperatorCommand(
   return result;
 }
 
-export function toListCommand(request: ListElementsRequest, timeoutMs: number): ListCommand {
+export function toListCommand(
+  request: ListElementsRequest,
+  timeoutMs: number,
+  requestedBy: string,
+): ListCommand {
   const command: ListCommand = {
     action: 'list',
     timeout_ms: timeoutMs,
     budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
     app_name: request.app_name,
   };
   if (request.window_name != null) command.window_name = request.window_name;
@@ -68,13 +73,21 @@ export function toListCommand(request: ListElementsRequest, timeoutMs: number): 
   return command;
 }
 
-/** The agent's command for a press request; cache_id pins the listing element_index reads. */
-export function toPressCommand(request: PressKeyRequest, timeoutMs: number): PressCommand {
+/**
+ * The agent's command for a press request; cache_id pins the listing element_index reads, and
+ * without it the agent accepts only a listing made with the same token (requestedBy).
+ */
+export function toPressCommand(
+  request: PressKeyRequest,
+  timeoutMs: number,
+  requestedBy: string,
+): PressCommand {
   const { key, modifiers } = toKeyCombo(request);
   const command: PressCommand = {
     action: 'press',
     timeout_ms: timeoutMs,
     budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
     element_index: request.element_index,
     key,
     modifiers,

@@ -118,6 +118,12 @@ export const listElementsResponseSchema = {
 } as const;
 
 /**
+ * The id of the token a command was sent with. A listing remembers it, and a press without
+ * cache_id may use only a listing made with the same token (another client's listing: 409).
+ */
+const requestedBySchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+/**
  * Payload of operator.command (gateway -> one device's agent). Key names are canonical: the
  * gateway resolves aliases and key_combo first. budget_ms is the agent's time to act, counted on
  * its own monotonic clock from the command's receipt; timeout_ms is the gateway's whole wait
@@ -131,23 +137,33 @@ export const operatorCommandSchema = {
   oneOf: [
     {
       type: 'object',
-      required: ['action', 'timeout_ms', 'budget_ms', 'app_name'],
+      required: ['action', 'timeout_ms', 'budget_ms', 'requested_by', 'app_name'],
       additionalProperties: false,
       properties: {
         action: { const: 'list' },
         timeout_ms: { type: 'integer', minimum: 1 },
         budget_ms: { type: 'integer', minimum: 1 },
+        requested_by: requestedBySchema,
         ...listFilterProperties,
       },
     },
     {
       type: 'object',
-      required: ['action', 'timeout_ms', 'budget_ms', 'element_index', 'key', 'modifiers'],
+      required: [
+        'action',
+        'timeout_ms',
+        'budget_ms',
+        'requested_by',
+        'element_index',
+        'key',
+        'modifiers',
+      ],
       additionalProperties: false,
       properties: {
         action: { const: 'press' },
         timeout_ms: { type: 'integer', minimum: 1 },
         budget_ms: { type: 'integer', minimum: 1 },
+        requested_by: requestedBySchema,
         element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
         /** The listing element_index refers to; absent = the device's newest listing. */
         cache_id: cacheIdSchema,

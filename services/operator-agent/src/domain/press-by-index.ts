@@ -16,8 +16,10 @@ import type { SnapshotStore } from './snapshots';
 
 export interface PressByIndex {
   elementIndex: number;
-  /** The listing the index was read from; undefined = the newest. */
+  /** The listing the index was read from; undefined = the newest, if `requestedBy` made it. */
   cacheId?: string;
+  /** The token of the press (the command's requested_by). */
+  requestedBy?: string;
   key: KeyName;
   modifiers: ModifierName[];
   /** Monotonic ms (the clock's `monotonic`) after which nothing may be pressed. */
@@ -45,8 +47,9 @@ export function elementAt(
   index: number,
   now: number,
   cacheId?: string,
+  requestedBy?: string,
 ): UiElement {
-  const { elements, cacheId: current } = snapshots.current(now, cacheId);
+  const { elements, cacheId: current } = snapshots.current(now, cacheId, requestedBy);
   const element = elements[index];
   if (!element) {
     const range = elements.length === 0 ? 'it is empty' : `0 to ${elements.length - 1}`;
@@ -85,7 +88,13 @@ export async function pressByIndex(
     }
   };
 
-  const listed = elementAt(snapshots, press.elementIndex, clock.wall(), press.cacheId);
+  const listed = elementAt(
+    snapshots,
+    press.elementIndex,
+    clock.wall(),
+    press.cacheId,
+    press.requestedBy,
+  );
   const current = await step('reading the element', () => desktop.describe(listed, { deadline }));
   if (!current) throw new ElementGoneError(listed);
   const changed = differences(listed, current);

@@ -50,12 +50,14 @@ const list: OperatorCommand = {
   action: 'list',
   timeout_ms: 5000,
   budget_ms: budgetMs,
+  requested_by: 'token-a',
   app_name: 'chromium',
 };
 const press: OperatorCommand = {
   action: 'press',
   timeout_ms: 5000,
   budget_ms: budgetMs,
+  requested_by: 'token-a',
   element_index: 0,
   key: 'a',
   modifiers: [],
@@ -191,6 +193,31 @@ describe('operator command handler', () => {
       expect(reply.payload).toMatchObject({ success: false, code: 'timeout' });
       expect(sim.landed).toEqual([]);
     });
+  });
+
+  it('when another token listed last and a press names no cache_id, then 409 asking for cache_id; with its cache_id it is pressed', async () => {
+    const { handle, pressed } = setup();
+    const mine = await handle(createEnvelope('operator.command', list));
+    await handle(
+      createEnvelope('operator.command', { ...list, app_name: 'gedit', requested_by: 'token-b' }),
+    );
+    const refused = await handle(createEnvelope('operator.command', press));
+    expect(refused.payload).toMatchObject({
+      success: false,
+      code: 'conflict',
+      message: expect.stringMatching(/another client: send the cache_id/),
+    });
+    expect(pressed).toEqual([]);
+    // Token B's own press (no cache_id) is fine: the newest listing is its own.
+    const own = await handle(
+      createEnvelope('operator.command', { ...press, requested_by: 'token-b' }),
+    );
+    expect(own.payload).toMatchObject({ success: true });
+    // Token A's listing was replaced: its cache_id is a 409 too (nothing pressed on B's app).
+    const cacheId = mine.payload.listing?.cache_info.cache_id;
+    const stale = await handle(createEnvelope('operator.command', { ...press, cache_id: cacheId }));
+    expect(stale.payload).toMatchObject({ success: false, code: 'conflict' });
+    expect(pressed).toEqual(['a']);
   });
 
   it('when two listings race and the press names the first one, then 409 and nothing is pressed', async () => {

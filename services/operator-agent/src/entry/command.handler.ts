@@ -70,7 +70,7 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
       windowName: command.window_name ?? undefined,
     });
     stop();
-    const snapshot = deps.snapshots.save(command.app_name, elements, now());
+    const snapshot = deps.snapshots.save(command.app_name, elements, now(), command.requested_by);
     const listing = toListing(snapshot, command);
     return {
       success: true,
@@ -85,6 +85,7 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
       key: command.key as KeyName,
       modifiers: command.modifiers as ModifierName[],
       deadline,
+      requestedBy: command.requested_by,
     };
     if (command.cache_id !== undefined) request.cacheId = command.cache_id;
     const message = await pressByIndex(deps.desktop, deps.snapshots, request, clock);
