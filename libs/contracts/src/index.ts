@@ -4,6 +4,7 @@ export * from './errors';
 export * from './limits';
 export * from './keys';
 export * from './operator-timing';
+export * from './operator-signing';
 export * from './timestamp';
 export * from './schemas';
 export * from './schemas/operator.schema';
