@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { topology } from '@screenfleet/contracts';
 import { createAmqpBus, type Bus } from '@screenfleet/bus';
 import {
@@ -23,6 +24,13 @@ export const tokens = {
   },
   operatorOnly: { id: 'test-operator', token: 'test-token-operator-only-01', scopes: ['operator'] },
 } satisfies Record<string, TokenEntry>;
+
+/** The test gateways' command signing key pair: give agents the public key. */
+export const operatorKeys = generateKeyPairSync('ed25519');
+/** The public key as agent processes take it (OPERATOR_COMMAND_PUBLIC_KEY). */
+export const operatorPublicKeyPem = operatorKeys.publicKey
+  .export({ type: 'spki', format: 'pem' })
+  .toString();
 
 export interface RunningGateway {
   url: string;
@@ -64,7 +72,10 @@ export async function startGateway(
     },
     metrics: createGatewayMetrics(registry),
     logger,
-    ...(options.operatorTimeoutMs ? { operator: { timeoutMs: options.operatorTimeoutMs } } : {}),
+    operator: {
+      signingKey: operatorKeys.privateKey,
+      ...(options.operatorTimeoutMs ? { timeoutMs: options.operatorTimeoutMs } : {}),
+    },
   });
   const port = await gateway.listen(0, '127.0.0.1');
   return {

@@ -1,8 +1,10 @@
+import type { KeyObject } from 'node:crypto';
 import {
   AppError,
   createEnvelope,
   operatorTimings,
   parseKeyCombo,
+  signCommand,
   resolveKeyCombo,
   validators,
   type KeyCombo,
@@ -36,11 +38,15 @@ export async function sendOperatorCommand(
   bus: Pick<Bus, 'sendToDevice'>,
   device: string,
   command: OperatorCommand,
-  options: { timeoutMs: number; requestId: string },
+  options: { timeoutMs: number; requestId: string; signingKey?: KeyObject | undefined },
 ): Promise<OperatorResult> {
-  const envelope = createEnvelope('operator.command', command, {
+  const unsigned = createEnvelope('operator.command', command, {
     correlationId: options.requestId,
   });
+  // Signed for this device only: agents run nothing else (operator-signing.ts).
+  const envelope = options.signingKey
+    ? signCommand(unsigned, device, options.signingKey)
+    : unsigned;
   const reply = await bus.sendToDevice<unknown>(device, envelope, {
     timeoutMs: options.timeoutMs,
     expirationMs: operatorTimings(options.timeoutMs).expirationMs,

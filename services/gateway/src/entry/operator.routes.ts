@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import {
   Router,
   type ErrorRequestHandler,
@@ -34,6 +35,8 @@ export interface OperatorRoutesDeps {
   metrics: OperatorMetrics;
   logger: Logger;
   timeoutMs: number;
+  /** Signs every command; without it agents refuse them (unsigned). */
+  signingKey?: KeyObject | undefined;
 }
 
 type Action = 'list' | 'press';
@@ -138,6 +141,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestH
   const options = (res: Response) => ({
     timeoutMs: deps.timeoutMs,
     requestId: res.locals.requestId,
+    signingKey: deps.signingKey,
   });
   const listings = new ListingDevices();
   /**

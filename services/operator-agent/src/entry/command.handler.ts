@@ -19,6 +19,7 @@ import {
   systemClock,
   type AgentClock,
 } from '../domain/deadline';
+import { CommandRefusedError, type CommandGuard } from '../domain/command-guard';
 import { toListing } from '../domain/listing';
 import { pressByIndex, type PressByIndex } from '../domain/press-by-index';
 import type { SnapshotStore } from '../domain/snapshots';
@@ -31,6 +32,8 @@ export interface CommandHandlerDeps {
   logger: Logger;
   /** Wall clock for snapshots and sent_at, monotonic clock for deadlines (tests inject both). */
   clock?: AgentClock;
+  /** Signature, freshness and replay checks; without one every command is trusted (unit tests). */
+  guard?: CommandGuard;
 }
 
 /**
@@ -107,8 +110,10 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
     let action = 'invalid';
     let result: OperatorResult;
     try {
+      deps.guard?.assertSigned(envelope);
       const command = validators.operatorCommand.parse(envelope.payload);
       action = command.action;
+      deps.guard?.assertFresh(envelope, command.timeout_ms);
       const deadline = commandDeadline(command, envelope.sent_at, received);
       assertBeforeDeadline(
         deadline,
@@ -117,6 +122,13 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
       );
       result = await run(command, deadline);
     } catch (error) {
+      if (error instanceof CommandRefusedError) {
+        deps.metrics.refused.inc({ reason: error.reason });
+        logger.warn(
+          { audit: 'operator', messageId: envelope.message_id, refused: error.reason },
+          error.message,
+        );
+      }
       result = toFailure(error);
     }
     const outcome = result.success ? 'success' : (result.code ?? 'operation_failed');
