@@ -156,11 +156,12 @@ class AmqpBus implements Bus {
   async sendToDevice<Res>(
     device: string,
     command: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>> {
     this.assertOpen();
     const reply = await this.rpc.request(this.operatorExchange, device, command, {
       timeoutMs: options.timeoutMs,
+      expirationMs: options.expirationMs,
       unroutable: () => new DeviceUnavailableError(`no agent is connected for device "${device}"`),
       timeoutMessage: `device "${device}" did not answer within ${options.timeoutMs} ms`,
       lost: (reason) =>

@@ -59,11 +59,15 @@ export interface Bus {
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
     options?: { prefetch?: number },
   ): Promise<Subscription>;
-  /** Rejects DeviceUnavailableError at once when no agent serves the device, TimeoutError when it is silent. */
+  /**
+   * Rejects DeviceUnavailableError at once when no agent serves the device, TimeoutError when it
+   * is silent, OutcomeUnknownError when the answer was lost after sending. The broker drops the
+   * command if no agent took it within expirationMs (default timeoutMs).
+   */
   sendToDevice<Res>(
     device: string,
     command: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>>;
   serveDevice<Req, Res>(
     device: string,

@@ -3,6 +3,8 @@ export * from './envelope';
 export * from './errors';
 export * from './limits';
 export * from './keys';
+export * from './operator-timing';
+export * from './operator-signing';
 export * from './timestamp';
 export * from './schemas';
 export * from './schemas/operator.schema';

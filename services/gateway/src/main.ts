@@ -1,4 +1,4 @@
-import { topology } from '@screenfleet/contracts';
+import { loadSigningKey, topology } from '@screenfleet/contracts';
 import { createAmqpBus } from '@screenfleet/bus';
 import {
   createLogger,
@@ -19,6 +19,15 @@ void runMain(
     const logger = createLogger({ service: 'gateway', level: config.logLevel });
     const { auth, localToken } = resolveAuth(config);
     const registry = createMetrics();
+    const signingKey = config.operatorSigningKey
+      ? loadSigningKey(config.operatorSigningKey)
+      : undefined;
+    if (!signingKey) {
+      logger.warn(
+        {},
+        'GATEWAY_OPERATOR_SIGNING_KEY is not set: operator commands go unsigned and agents refuse them',
+      );
+    }
     const bus = await createAmqpBus({
       url: config.rabbitmqUrl,
       topology,
@@ -31,7 +40,10 @@ void runMain(
       auth,
       metrics: createGatewayMetrics(registry),
       logger,
-      operator: { timeoutMs: config.operatorTimeout },
+      operator: {
+        timeoutMs: config.operatorTimeout,
+        ...(signingKey ? { signingKey } : {}),
+      },
       archive: {
         timeoutMs: config.archiveTimeout,
         restoreTimeoutMs: config.archiveRestoreTimeout,
