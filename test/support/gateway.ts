@@ -22,6 +22,11 @@ export const tokens = {
     devices: ['desk-1'],
   },
   operatorOnly: { id: 'test-operator', token: 'test-token-operator-only-01', scopes: ['operator'] },
+  archiveReader: {
+    id: 'test-archive-reader',
+    token: 'test-token-archive-read-only-01',
+    scopes: ['archive:read'],
+  },
 } satisfies Record<string, TokenEntry>;
 
 export interface RunningGateway {
@@ -39,6 +44,8 @@ export async function startGateway(
     publishTimeoutMs?: number;
     reconnectMs?: number;
     allowUnauthenticatedLoopback?: boolean;
+    archiveTimeoutMs?: number;
+    archiveRestoreTimeoutMs?: number;
   } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
@@ -63,6 +70,10 @@ export async function startGateway(
     },
     metrics: createGatewayMetrics(registry),
     logger,
+    archive: {
+      timeoutMs: options.archiveTimeoutMs,
+      restoreTimeoutMs: options.archiveRestoreTimeoutMs,
+    },
   });
   const port = await gateway.listen(0, '127.0.0.1');
   return {

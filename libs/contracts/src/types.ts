@@ -6,6 +6,7 @@ import type {
   transcriptionSchema,
 } from './schemas/add-request.schema';
 import type {
+  archiveActionResultSchema,
   archiveCommandSchema,
   archiveConfigureRequestSchema,
   archiveInitRequestSchema,
@@ -43,6 +44,7 @@ export type ArchiveInitRequest = FromSchema<typeof archiveInitRequestSchema>;
 export type ArchiveRestoreRequest = FromSchema<typeof archiveRestoreRequestSchema>;
 export type ArchiveCommand = FromSchema<typeof archiveCommandSchema>;
 export type ArchiveReply = FromSchema<typeof archiveReplySchema>;
+export type ArchiveActionResult = FromSchema<typeof archiveActionResultSchema>;
 export type ContentBatch = FromSchema<typeof contentBatchSchema>;
 export type ListElementsRequest = FromSchema<typeof listElementsRequestSchema>;
 export type ListElementsResponse = FromSchema<typeof listElementsResponseSchema>;

@@ -1,6 +1,7 @@
 import { compileValidator } from './validate';
 import { addRequestSchema } from './schemas/add-request.schema';
 import {
+  archiveActionResultSchema,
   archiveCommandSchema,
   archiveConfigureRequestSchema,
   archiveInitRequestSchema,
@@ -24,6 +25,7 @@ import {
 import type { Envelope } from './envelope';
 import type {
   AddRequest,
+  ArchiveActionResult,
   ArchiveCommand,
   ArchiveConfigureRequest,
   ArchiveInitRequest,
@@ -62,6 +64,10 @@ export const validators = {
   ),
   archiveCommand: compileValidator<ArchiveCommand>(archiveCommandSchema, 'archive command'),
   archiveReply: compileValidator<ArchiveReply>(archiveReplySchema, 'archive reply'),
+  archiveActionResult: compileValidator<ArchiveActionResult>(
+    archiveActionResultSchema,
+    'archive action result',
+  ),
   envelope: compileValidator<Envelope>(envelopeSchema, 'message envelope'),
   contentBatch: compileValidator<ContentBatch>(contentBatchSchema, 'content batch'),
   listElementsRequest: compileValidator<ListElementsRequest>(

@@ -13,11 +13,12 @@ export {
   type FilesystemArchiveStoreOptions,
 } from './fs.archive-store';
 export { createS3ArchiveStore, type S3ArchiveStoreOptions } from './s3.archive-store';
+export { createMongoContentStore, type MongoContentStoreOptions } from './mongo.content-store';
 export {
-  createMongoContentStore,
-  type MongoContentStoreOptions,
-  type StoreLogger,
-} from './mongo.content-store';
+  createMongoArchiveStateStore,
+  type MongoArchiveStateStoreOptions,
+} from './mongo.archive-state-store';
+export type { StoreLogger } from './mongo-connection';
 export { isStoreUnreachable } from './store-errors';
 export type {
   ArchivedChunkCleanup,

@@ -6,13 +6,8 @@ import {
   type WriteError,
 } from 'mongodb';
 import type { ContentDocument, ContentStore, InsertResult, TimeRange } from './content-store';
+import { watchConnection, type StoreLogger } from './mongo-connection';
 import { toStoreError } from './store-errors';
-
-/** The slice of a logger the store needs; pino's Logger fits it. */
-export interface StoreLogger {
-  info(details: object, message?: string): void;
-  warn(details: object, message?: string): void;
-}
 
 export interface MongoContentStoreOptions {
   url: string;
@@ -46,7 +41,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
     serverSelectionTimeoutMS: timeoutMs,
     connectTimeoutMS: timeoutMs,
   });
-  watchConnection(client, options.logger);
+  watchConnection(client, options.logger, 'content store');
   const items = client
     .db(options.database)
     .collection<ContentDocument>(options.collection ?? 'content_items');
@@ -165,20 +160,4 @@ async function translated<T>(operation: string, run: () => Promise<T>): Promise<
   } catch (error) {
     throw toStoreError(error, operation);
   }
-}
-
-/** Logs transitions only (lost, back), not every failed heartbeat. */
-function watchConnection(client: MongoClient, logger: StoreLogger | undefined): void {
-  if (!logger) return;
-  let reachable = true;
-  client.on('serverHeartbeatFailed', (event) => {
-    if (!reachable) return;
-    reachable = false;
-    logger.warn({ server: event.connectionId, err: event.failure }, 'content store unreachable');
-  });
-  client.on('serverHeartbeatSucceeded', (event) => {
-    if (reachable) return;
-    reachable = true;
-    logger.info({ server: event.connectionId }, 'content store reachable again');
-  });
 }

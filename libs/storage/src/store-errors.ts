@@ -48,10 +48,14 @@ export function isStoreUnreachable(error: unknown): boolean {
 }
 
 /** The one place driver errors become the contract's error kinds; all else passes unchanged. */
-export function toStoreError(error: unknown, operation: string): unknown {
+export function toStoreError(
+  error: unknown,
+  operation: string,
+  storeName = 'content store',
+): unknown {
   if (error instanceof StoreUnavailableError || !isStoreUnreachable(error)) return error;
   const reason = error instanceof Error ? error.message : String(error);
-  return new StoreUnavailableError(`content store unavailable during ${operation}: ${reason}`, {
+  return new StoreUnavailableError(`${storeName} unavailable during ${operation}: ${reason}`, {
     cause: error,
   });
 }

@@ -4,10 +4,12 @@ import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from './config';
 import type { GatewayMetrics } from './metrics';
+import type { ArchiveMetrics } from './archive-metrics';
 import type { OperatorMetrics } from './operator-metrics';
 import type { OperatorPresenceTracker } from './operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
+import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
 import { HttpError, toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
@@ -15,11 +17,17 @@ import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 export interface GatewayDeps {
   bus: Bus;
   auth: AuthOptions;
-  metrics: GatewayMetrics & { operator: OperatorMetrics };
+  metrics: GatewayMetrics & { operator: OperatorMetrics; archive: ArchiveMetrics };
   logger: Logger;
   operator?: {
     /** How long a command may wait for its agent (504 after); default GATEWAY_OPERATOR_TIMEOUT's. */
     timeoutMs?: number;
+  };
+  archive?: {
+    /** How long status, configure, init and run wait for the worker (503 after). */
+    timeoutMs?: number;
+    /** How long a restore may take before the client gets a 503 (it goes on, idempotently). */
+    restoreTimeoutMs?: number;
   };
 }
 
@@ -34,6 +42,7 @@ const routes: Record<string, string[]> = {
   '/add': ['POST'],
   [operatorPaths.list]: ['POST'],
   [operatorPaths.press]: ['POST'],
+  ...archiveRouteMethods,
 };
 
 export function createGatewayApp(
@@ -56,6 +65,16 @@ export function createGatewayApp(
       metrics: deps.metrics.operator,
       logger: deps.logger,
       timeoutMs: deps.operator?.timeoutMs ?? gatewayConfigSpec.operatorTimeout.default,
+    }),
+  );
+  app.use(
+    archiveRoutes({
+      bus: deps.bus,
+      auth: deps.auth,
+      metrics: deps.metrics.archive,
+      timeoutMs: deps.archive?.timeoutMs ?? gatewayConfigSpec.archiveTimeout.default,
+      restoreTimeoutMs:
+        deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
     }),
   );
   app.use((req) => {

@@ -47,4 +47,16 @@ export const gatewayConfigSpec = defineConfig({
     default: 5000,
     doc: 'Longest wait for an operator agent to answer a command (504 after); the command expires with it',
   },
+  archiveTimeout: {
+    env: 'GATEWAY_ARCHIVE_TIMEOUT',
+    kind: 'duration',
+    default: 3000,
+    doc: 'Longest wait for the archive worker to answer status, configure, init or run (503 after); the request expires with it',
+  },
+  archiveRestoreTimeout: {
+    env: 'GATEWAY_ARCHIVE_RESTORE_TIMEOUT',
+    kind: 'duration',
+    default: 120000,
+    doc: 'Longest wait for the archive worker to finish POST /archive/restore (503 after; the restore is idempotent, so a retry is safe)',
+  },
 });

@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from '@screenfleet/runtime';
 import { createGatewayApp, type GatewayDeps } from './app';
 import { createGatewayMetrics as createHttpMetrics } from './metrics';
+import { createArchiveMetrics } from './archive-metrics';
 import { createOperatorMetrics } from './operator-metrics';
 import { createOperatorPresence } from './operator-presence';
 
 export { gatewayConfigSpec } from './config';
 export type { OperatorMetrics } from './operator-metrics';
+export type { ArchiveMetrics } from './archive-metrics';
 export {
   createTokenRegistry,
   parseTokens,
@@ -20,9 +22,13 @@ export { isLoopback } from './auth/loopback';
 export { resolveAuth, type AuthSetup } from './auth/auth-setup';
 export type { GatewayDeps } from './app';
 
-/** Every gateway metric on the process's registry: HTTP and operator commands. */
+/** Every gateway metric on the process's registry: HTTP, operator commands, archive calls. */
 export function createGatewayMetrics(registry: Registry) {
-  return { ...createHttpMetrics(registry), operator: createOperatorMetrics(registry) };
+  return {
+    ...createHttpMetrics(registry),
+    operator: createOperatorMetrics(registry),
+    archive: createArchiveMetrics(registry),
+  };
 }
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 

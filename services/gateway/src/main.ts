@@ -31,6 +31,10 @@ void runMain(
       metrics: createGatewayMetrics(registry),
       logger,
       operator: { timeoutMs: config.operatorTimeout },
+      archive: {
+        timeoutMs: config.archiveTimeout,
+        restoreTimeoutMs: config.archiveRestoreTimeout,
+      },
     });
     const port = await gateway.listen(config.port, config.host);
     const ops = await startOpsServer({

@@ -104,3 +104,20 @@ export const archiveReplySchema = {
     },
   ],
 } as const;
+
+/**
+ * Response of POST /archive/configure, /archive/init, /archive/run and /archive/restore: the
+ * operation result screenpipe's clients check, plus the archive status after the command
+ * (`restored`: how many items a restore put back, counting ones already present).
+ */
+export const archiveActionResultSchema = {
+  type: 'object',
+  required: ['success', 'message', 'status'],
+  additionalProperties: false,
+  properties: {
+    success: { const: true },
+    message: { type: 'string' },
+    status: archiveStatusSchema,
+    restored: { type: 'integer', minimum: 0 },
+  },
+} as const;

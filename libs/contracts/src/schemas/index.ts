@@ -9,6 +9,7 @@ export { contentBatchSchema, envelopeSchema } from './messages.schema';
 export { pressKeyRequestSchema } from './press-key.schema';
 export { archiveStatusSchema, errorBodySchema, operationResultSchema } from './results.schema';
 export {
+  archiveActionResultSchema,
   archiveCommandSchema,
   archiveConfigureRequestSchema,
   archiveInitRequestSchema,

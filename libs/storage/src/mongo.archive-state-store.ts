@@ -1,0 +1,152 @@
+import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import type { ArchiveState, ArchiveStateStore } from './archive-state-store';
+import { watchConnection, type StoreLogger } from './mongo-connection';
+import { toStoreError } from './store-errors';
+
+export interface MongoArchiveStateStoreOptions {
+  /** Either a URL (the store owns and closes its client) or a client shared with other stores. */
+  url?: string;
+  client?: MongoClient;
+  database: string;
+  /** Holds the one state document. */
+  collection?: string;
+  /** Holds the lease terms. */
+  leaseCollection?: string;
+  /** How long an operation waits for a reachable server before StoreUnavailableError. */
+  serverSelectionTimeoutMS?: number;
+  logger?: StoreLogger;
+}
+
+const DUPLICATE_KEY = 11000;
+const STATE_ID = 'state';
+/** Terms older than the newest by more than this are pruned; the newest is never deleted. */
+const KEPT_TERMS = 10;
+
+type StateDocument = ArchiveState & { _id: typeof STATE_ID };
+
+/**
+ * One lease term: whoever inserts term n+1 after reading term n as the newest holds the lease.
+ * A free (released) lease is a term with holder null.
+ */
+interface LeaseTerm {
+  _id: number;
+  holder: string | null;
+  expires_at: Date;
+}
+
+/**
+ * ArchiveStateStore over the native driver. The state is one document stored as given (Dates
+ * as BSON dates), so fields added to ArchiveState later persist without changes here.
+ *
+ * The lease is a compare-and-swap on insert-only term documents rather than a findOneAndUpdate
+ * on one document: FerretDB v1 runs findAndModify as a query followed by an update by _id, so two
+ * workers taking over an expired lease at once could both succeed; the uniqueness of _id on
+ * insert is atomic on FerretDB and MongoDB alike. Plain CRUD only, no transactions.
+ */
+export function createMongoArchiveStateStore(
+  options: MongoArchiveStateStoreOptions,
+): ArchiveStateStore {
+  const { client, owned } = clientFor(options);
+  const db = client.db(options.database);
+  const states = db.collection<StateDocument>(options.collection ?? 'archive_state');
+  const terms = db.collection<LeaseTerm>(options.leaseCollection ?? 'archive_lease');
+
+  return {
+    load: (initial) =>
+      translated('load', async () => {
+        const stored = await states.findOne({ _id: STATE_ID });
+        if (stored) return withoutId(stored);
+        // Insert-if-absent, then read: when two workers start together, one insert wins and
+        // both return the winner's document.
+        await ignoringDuplicate(() => states.insertOne({ ...initial, _id: STATE_ID }));
+        const winner = await states.findOne({ _id: STATE_ID });
+        if (!winner) throw new Error('archive state vanished right after it was stored');
+        return withoutId(winner);
+      }),
+
+    save: (state) =>
+      translated('save', async () => {
+        const replacement = withoutId(state as StateDocument);
+        const write = (upsert: boolean) =>
+          states.replaceOne({ _id: STATE_ID }, replacement, { upsert });
+        // Two first saves racing: one upsert inserts, the other meets a duplicate key and
+        // replaces the document that now exists.
+        if (!(await ignoringDuplicate(() => write(true)))) await write(false);
+      }),
+
+    acquireLease: (holder, ttlMs, now) =>
+      translated('acquireLease', async () => {
+        const current = await newestTerm(terms);
+        const free =
+          !current || current.holder === null || current.expires_at.getTime() < now.getTime();
+        if (!free && current.holder !== holder) return false;
+        const term = (current?._id ?? 0) + 1;
+        const expiresAt = new Date(now.getTime() + ttlMs);
+        const inserted = await ignoringDuplicate(() =>
+          terms.insertOne({ _id: term, holder, expires_at: expiresAt }),
+        );
+        if (!inserted) return false; // another worker took or renewed the lease meanwhile
+        // A reader that saw a term since pruned could insert below the newest: it holds nothing.
+        if ((await newestTerm(terms))?._id !== term) return false;
+        await terms.deleteMany({ _id: { $lt: term - KEPT_TERMS } });
+        return true;
+      }),
+
+    releaseLease: (holder) =>
+      translated('releaseLease', async () => {
+        const current = await newestTerm(terms);
+        if (current?.holder !== holder) return;
+        // A duplicate means someone else took the expired lease meanwhile: nothing to give up.
+        await ignoringDuplicate(() =>
+          terms.insertOne({ _id: current._id + 1, holder: null, expires_at: new Date(0) }),
+        );
+      }),
+
+    close: async () => {
+      if (owned) await client.close();
+    },
+  };
+}
+
+function clientFor(options: MongoArchiveStateStoreOptions): {
+  client: MongoClient;
+  owned: boolean;
+} {
+  if (options.client) return { client: options.client, owned: false };
+  if (!options.url) throw new TypeError('the archive state store needs a url or a client');
+  const timeoutMs = options.serverSelectionTimeoutMS ?? 5000;
+  const client = new MongoClient(options.url, {
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
+  });
+  watchConnection(client, options.logger, 'archive state store');
+  return { client, owned: true };
+}
+
+function newestTerm(terms: Collection<LeaseTerm>): Promise<LeaseTerm | null> {
+  return terms.find({}).sort({ _id: -1 }).limit(1).next();
+}
+
+function withoutId(document: StateDocument): ArchiveState {
+  const { _id: _ignored, ...state } = document;
+  return state;
+}
+
+/** Runs a write; false when it failed only because the _id exists already. */
+async function ignoringDuplicate(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+    throw error;
+  }
+}
+
+async function translated<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toStoreError(error, operation, 'archive state store');
+  }
+}

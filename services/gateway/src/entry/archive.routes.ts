@@ -1,0 +1,109 @@
+import { Router, type Response } from 'express';
+import {
+  limits,
+  validators,
+  type ArchiveActionResult,
+  type ArchiveCommand,
+} from '@screenfleet/contracts';
+import type { Bus } from '@screenfleet/bus';
+import { sendArchiveCommand, type ArchiveAnswer } from '../archive-commands';
+import type { ArchiveMetrics } from '../archive-metrics';
+import { requireScope, type AuthOptions } from './authenticate';
+import { jsonBody } from './json-body';
+
+export const archivePaths = {
+  status: '/archive/status',
+  configure: '/archive/configure',
+  init: '/archive/init',
+  run: '/archive/run',
+  restore: '/archive/restore',
+} as const;
+
+export interface ArchiveRoutesDeps {
+  bus: Pick<Bus, 'call'>;
+  auth: AuthOptions;
+  metrics: ArchiveMetrics;
+  /** Status, configure, init and run. */
+  timeoutMs: number;
+  /** Restore reads objects back and re-inserts items: it may take minutes. */
+  restoreTimeoutMs: number;
+}
+
+const messages: Record<Exclude<ArchiveCommand['action'], 'status'>, string> = {
+  configure: 'archive configuration updated',
+  init: 'archive initialised',
+  run: 'archive run started',
+  restore: 'archive restore finished',
+};
+
+/**
+ * The archive API, relayed to the archive worker over `archive.rpc`. GET /archive/status takes
+ * no body (a JSON Content-Type on it is irrelevant) and ignores its query: `?timezone=` of
+ * screenpipe's UI is accepted whatever its value, since every time is ISO 8601 UTC with a `Z`.
+ * Writes authenticate before their bodies are read; POST /archive/run reads no body at all
+ * (screenpipe's app sends none, and no Content-Type).
+ */
+export function archiveRoutes(deps: ArchiveRoutesDeps): Router {
+  const router = Router();
+  const read = requireScope('archive:read', deps.auth);
+  const write = requireScope('archive:write', deps.auth);
+  const body = jsonBody(limits.maxBodyBytes);
+
+  const relay = (command: ArchiveCommand, res: Response, timeoutMs = deps.timeoutMs) =>
+    sendArchiveCommand(deps.bus, command, {
+      timeoutMs,
+      requestId: res.locals.requestId,
+      metrics: deps.metrics,
+    });
+
+  const answer = (res: Response, action: keyof typeof messages, reply: ArchiveAnswer): void => {
+    const result: ArchiveActionResult = {
+      success: true,
+      message:
+        reply.restored === undefined
+          ? messages[action]
+          : `${messages[action]}: ${reply.restored} items restored`,
+      status: reply.status,
+    };
+    if (reply.restored !== undefined) result.restored = reply.restored;
+    res.json(result);
+  };
+
+  router.get(archivePaths.status, read, async (_req, res) => {
+    const reply = await relay({ action: 'status' }, res);
+    res.json(reply.status);
+  });
+
+  router.post(archivePaths.configure, write, ...body, async (req, res) => {
+    // Every field is optional, so a bodiless JSON post is an empty change.
+    const request = validators.archiveConfigureRequest.parse(req.body ?? {});
+    answer(res, 'configure', await relay({ action: 'configure', request }, res));
+  });
+
+  router.post(archivePaths.init, write, ...body, async (req, res) => {
+    // screenpipe's app also sends its cloud `token`: tolerated, never relayed or logged.
+    const { retention_days } = validators.archiveInitRequest.parse(req.body ?? {});
+    const request = retention_days === undefined ? {} : { retention_days };
+    answer(res, 'init', await relay({ action: 'init', request }, res));
+  });
+
+  router.post(archivePaths.run, write, async (_req, res) => {
+    answer(res, 'run', await relay({ action: 'run' }, res));
+  });
+
+  router.post(archivePaths.restore, write, ...body, async (req, res) => {
+    const request = validators.archiveRestoreRequest.parse(req.body);
+    answer(res, 'restore', await relay({ action: 'restore', request }, res, deps.restoreTimeoutMs));
+  });
+
+  return router;
+}
+
+/** The archive paths and their methods, for the app's 405 answers. */
+export const archiveRouteMethods: Record<string, string[]> = {
+  [archivePaths.status]: ['GET'],
+  [archivePaths.configure]: ['POST'],
+  [archivePaths.init]: ['POST'],
+  [archivePaths.run]: ['POST'],
+  [archivePaths.restore]: ['POST'],
+};
