@@ -62,6 +62,7 @@ export function createArchiveRpcHandler({ execute, metrics, logger }: ArchiveRpc
         case 'timeout':
         case 'desktop_unavailable':
         case 'operation_failed':
+        case 'outcome_unknown':
           break;
       }
     }
