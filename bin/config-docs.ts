@@ -7,11 +7,13 @@ import path from 'node:path';
 import { renderConfigMarkdown } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from '@screenfleet/gateway';
 import { ingestConfigSpec } from '@screenfleet/ingest-worker';
+import { archiveConfigSpec } from '@screenfleet/archive-worker';
 import { agentConfigSpec } from '@screenfleet/operator-agent';
 
 const sections = [
   ['gateway', gatewayConfigSpec],
   ['ingest-worker', ingestConfigSpec],
+  ['archive-worker', archiveConfigSpec],
   ['operator-agent', agentConfigSpec],
 ] as const;
 

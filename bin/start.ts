@@ -2,7 +2,8 @@
  * `npm start`: runs the whole system on this machine.
  *
  * With RABBITMQ_URL and MONGODB_URL set it runs the services against them. Without, it uses
- * the RabbitMQ on 127.0.0.1:5672 and starts FerretDB (tools/ferretdb) over ./data/ferretdb, so
+ * the RabbitMQ on 127.0.0.1:5672 and starts FerretDB (tools/ferretdb) over ./data/ferretdb (the
+ * archive worker keeps its filesystem archive in ./data/archive), so
  * a newcomer sees it work at once. (The embedded single-process mode of ARCHITECTURE.md, with
  * no broker at all, is still to come.) Ctrl-C stops everything in reverse order of start.
  */
@@ -111,6 +112,14 @@ async function main(): Promise<void> {
     OPERATOR_COMMAND_PUBLIC_KEY: process.env.OPERATOR_COMMAND_PUBLIC_KEY ?? keys.publicKey,
   };
   children.push({ name: 'ingest-worker', child: startService('ingest-worker', shared) });
+  children.push({
+    name: 'archive-worker',
+    // A filesystem archive under the data directory unless the environment names another store.
+    child: startService('archive-worker', {
+      ...shared,
+      ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? path.join(dataDir, 'archive'),
+    }),
+  });
   children.push({ name: 'gateway', child: startService('gateway', gatewayEnv) });
   if (process.env.DEVICE_NAME) {
     children.push({ name: 'operator-agent', child: startService('operator-agent', agentEnv) });

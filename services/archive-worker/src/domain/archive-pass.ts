@@ -51,6 +51,8 @@ export interface PassReport {
   chunks: number;
   items: number;
   mediaFiles: number;
+  /** Consecutive failed passes after this one (0 after a success): the loop's backoff. */
+  failures: number;
   error?: string;
 }
 
@@ -200,9 +202,10 @@ export function createArchiver(deps: ArchiverDeps) {
   }
 
   async function runPass(options: { manual?: boolean } = {}): Promise<PassReport> {
-    const report: PassReport = { outcome: 'done', chunks: 0, items: 0, mediaFiles: 0 };
+    const report: PassReport = { outcome: 'done', chunks: 0, items: 0, mediaFiles: 0, failures: 0 };
     let state = await deps.state.load(initialArchiveState(deps.defaults, now()));
     if (options.manual) state = { ...state, failures: 0 };
+    report.failures = state.failures;
     if (!state.settings.enabled) return { ...report, outcome: 'disabled' };
     uploading = true;
     try {
@@ -238,7 +241,7 @@ export function createArchiver(deps: ArchiverDeps) {
         media_files_pending: 0,
         uploading_since: null,
       });
-      return report;
+      return { ...report, failures: 0 };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const failures = state.failures + 1;
@@ -250,7 +253,7 @@ export function createArchiver(deps: ArchiverDeps) {
         media_files_pending: mediaPending,
         uploading_since: null,
       }).catch(() => undefined);
-      return { ...report, outcome: 'failed', error: message };
+      return { ...report, outcome: 'failed', error: message, failures };
     } finally {
       uploading = false;
     }

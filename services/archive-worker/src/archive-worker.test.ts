@@ -1,0 +1,121 @@
+import {
+  createEnvelope,
+  validators,
+  type ArchiveReply,
+  type Envelope,
+} from '@screenfleet/contracts';
+import type { Bus } from '@screenfleet/bus';
+import { createLogger, Registry } from '@screenfleet/runtime';
+import {
+  buildDoc,
+  memoryArchiveStore,
+  memoryContentStore,
+  memoryStateStore,
+} from '../test/memory-ports';
+import { createArchiveWorker } from './index';
+
+const now = new Date('2026-03-01T00:00:00Z');
+
+function setup() {
+  let handler: ((request: Envelope<unknown>) => Promise<Envelope<unknown>>) | undefined;
+  const bus: Pick<Bus, 'serve'> = {
+    serve: (_queue, h) => {
+      handler = h as typeof handler;
+      return Promise.resolve({ cancel: () => Promise.resolve() });
+    },
+  };
+  const content = memoryContentStore([
+    buildDoc({ timestamp: new Date('2026-01-01T00:00:00Z') }),
+    buildDoc({ timestamp: new Date('2026-01-02T00:00:00Z') }),
+    buildDoc({ timestamp: new Date('2026-02-27T00:00:00Z') }),
+  ]);
+  const state = memoryStateStore();
+  const worker = createArchiveWorker({
+    bus,
+    content,
+    archive: memoryArchiveStore(),
+    state,
+    defaults: { enabled: false, retention_days: 30, storage_limit: 5000 },
+    chunkSize: 2,
+    intervalMs: 60_000,
+    leaseTtlMs: 30_000,
+    retry: { initialMs: 1000, maxMs: 10_000 },
+    holderId: 'test-1',
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    registry: new Registry(),
+    now: () => now,
+  });
+  const call = async (payload: unknown): Promise<ArchiveReply> => {
+    const reply = await handler!(createEnvelope('archive.command', payload));
+    expect(validators.archiveReply.check(reply.payload)).toEqual([]);
+    return reply.payload as ArchiveReply;
+  };
+  workers.push(worker);
+  return { worker, call, state, content };
+}
+
+const workers: Array<{ stop(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+});
+
+describe('archive worker commands', () => {
+  it('when status is asked before anything ran, then every field is there and numbers are numbers', async () => {
+    const { worker, call } = setup();
+    await worker.start();
+
+    const reply = await call({ action: 'status' });
+
+    expect(reply).toEqual({
+      outcome: 'ok',
+      status: {
+        enabled: false,
+        retention_days: 30,
+        watermark: null,
+        last_cleanup: null,
+        last_error: null,
+        storage_used: 0,
+        storage_limit: 5000,
+        pending_count: 2,
+        is_uploading: false,
+        chunks_uploaded: 0,
+        media_files_uploaded: 0,
+        media_files_pending: 0,
+      },
+    });
+  });
+
+  it('when init is sent twice, then the first enables the archive and the second is a conflict', async () => {
+    const { worker, call } = setup();
+    await worker.start();
+
+    const first = await call({ action: 'init', request: { retention_days: 40 } });
+    const second = await call({ action: 'init', request: {} });
+
+    expect(first).toMatchObject({ outcome: 'ok', status: { enabled: true, retention_days: 40 } });
+    expect(second).toMatchObject({ outcome: 'refused', code: 'conflict' });
+  });
+
+  it('when configure changes the retention, then status and pending_count follow', async () => {
+    const { worker, call } = setup();
+    await worker.start();
+
+    const reply = await call({ action: 'configure', request: { retention_days: 1 } });
+
+    expect(reply).toMatchObject({ outcome: 'ok', status: { retention_days: 1, pending_count: 3 } });
+  });
+
+  it('when a command is invalid, then it is refused as validation_failed', async () => {
+    const { worker, call } = setup();
+    await worker.start();
+
+    expect(await call({ action: 'wipe' })).toMatchObject({
+      outcome: 'refused',
+      code: 'validation_failed',
+    });
+    expect(await call({ action: 'configure', request: { retention_days: 0 } })).toMatchObject({
+      outcome: 'refused',
+      code: 'validation_failed',
+    });
+  });
+});

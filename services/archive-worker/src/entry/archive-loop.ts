@@ -1,0 +1,120 @@
+import { backoffDelay, type BackoffOptions, type Logger } from '@screenfleet/runtime';
+import type { ArchiveStateStore } from '@screenfleet/storage';
+import type { Archiver, PassReport } from '../domain/archive-pass';
+import type { ArchiveCommands } from '../domain/archive-commands';
+import type { ArchiveMetrics } from '../metrics';
+
+export interface ArchiveLoopDeps {
+  archiver: Archiver;
+  commands: ArchiveCommands;
+  leases: Pick<ArchiveStateStore, 'acquireLease' | 'releaseLease'>;
+  holderId: string;
+  leaseTtlMs: number;
+  intervalMs: number;
+  retry: BackoffOptions;
+  logger: Logger;
+  metrics: ArchiveMetrics;
+  now: () => Date;
+}
+
+/**
+ * Every lease_ttl/3 each worker tries to take or renew the lease; only the holder runs passes
+ * (every interval, after a failure with a doubling backoff, or at once when a run was asked for,
+ * here or on another worker through the state). The holder renews the lease before each chunk
+ * and stops the pass when it lost it.
+ */
+export function createArchiveLoop(deps: ArchiveLoopDeps) {
+  const { archiver, leases, holderId, leaseTtlMs, logger, metrics, now } = deps;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopping = false;
+  let holds = false;
+  let nextPassAt = 0;
+  let runAsked = false;
+  let lastRunSeen = 0;
+
+  async function renew(): Promise<boolean> {
+    if (stopping) return false;
+    const held = await leases.acquireLease(holderId, leaseTtlMs, now()).catch(() => false);
+    if (held !== holds)
+      logger.info({ holderId, held }, held ? 'archive lease taken' : 'archive lease lost');
+    holds = held;
+    metrics.leaseHeld.set(held ? 1 : 0);
+    return held;
+  }
+
+  async function pass(manual: boolean): Promise<PassReport> {
+    const stopTimer = metrics.passDuration.startTimer();
+    const report = await archiver.runPass({ manual });
+    stopTimer();
+    metrics.passes.inc({ outcome: report.outcome });
+    if (report.outcome === 'done') metrics.lastSuccess.set(now().getTime() / 1000);
+    if (report.outcome === 'failed') {
+      logger.warn({ failures: report.failures, error: report.error }, 'archive pass failed');
+    } else if (report.chunks > 0 || report.outcome !== 'done') {
+      logger.info({ ...report }, 'archive pass ended');
+    }
+    return report;
+  }
+
+  async function tick(): Promise<void> {
+    try {
+      if (!(await renew())) return;
+      const state = await deps.commands.load();
+      const requested = state.run_requested_at?.getTime() ?? 0;
+      const manual = runAsked || requested > lastRunSeen;
+      lastRunSeen = Math.max(lastRunSeen, requested);
+      if (!manual && now().getTime() < nextPassAt) return;
+      runAsked = false;
+      const report = await pass(manual);
+      nextPassAt =
+        now().getTime() +
+        (report.outcome === 'failed' ? backoffDelay(deps.retry, report.failures) : deps.intervalMs);
+    } catch (error) {
+      // The state store is down: try again at the next tick; the lease expires meanwhile if so.
+      logger.warn({ err: error }, 'archive loop tick failed');
+    }
+  }
+
+  function schedule(): void {
+    if (stopping) return;
+    const untilPass = Math.max(0, nextPassAt - now().getTime());
+    const delay = runAsked ? 0 : Math.min(Math.ceil(leaseTtlMs / 3), untilPass);
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = tick().finally(() => {
+        running = undefined;
+        schedule();
+      });
+    }, delay);
+  }
+
+  return {
+    start(): void {
+      schedule();
+    },
+    /** A run asked on this worker: at once when it holds the lease (a tick starts now). */
+    runNow(): void {
+      runAsked = true;
+      if (timer && !running) {
+        clearTimeout(timer);
+        timer = undefined;
+        schedule();
+      }
+    },
+    /** Asked before each chunk: false once stopping or the lease is gone. */
+    mayContinue: renew,
+    holdsLease: () => holds,
+    /** Lets the chunk in hand finish (the pass stops before the next), then gives the lease up. */
+    async stop(): Promise<void> {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await running;
+      if (holds) await leases.releaseLease(holderId).catch(() => undefined);
+      holds = false;
+      metrics.leaseHeld.set(0);
+    },
+  };
+}
+
+export type ArchiveLoop = ReturnType<typeof createArchiveLoop>;

@@ -1,0 +1,51 @@
+/**
+ * `npm run archive:restore -- --from <ISO> --to <ISO> [--device NAME]`: puts archived items of
+ * [from, to) back into the content store, verifying and decrypting every chunk first. Reads the
+ * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY).
+ * Safe to repeat: items already in the content store are counted, not duplicated.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig, runMain } from '@screenfleet/runtime';
+import { createMongoContentStore } from '@screenfleet/storage';
+import { archiveConfigSpec, checkArchiveConfig, parseEncryptionKey } from '../config';
+import { restoreRange } from '../domain/restore';
+import { openArchiveStore } from '../open-stores';
+
+void runMain(
+  async () => {
+    const { values } = parseArgs({
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        device: { type: 'string' },
+      },
+    });
+    const from = parseDate('--from', values.from);
+    const to = parseDate('--to', values.to);
+    if (from >= to) throw new Error('--from must be before --to');
+    const config = loadConfig(archiveConfigSpec);
+    checkArchiveConfig(config);
+    const encryptionKey = parseEncryptionKey(config.encryptionKey);
+    const content = createMongoContentStore({ url: config.mongodbUrl, database: config.database });
+    const archive = openArchiveStore(config);
+    try {
+      const report = await restoreRange(
+        { archive, content, ...(encryptionKey ? { encryptionKey } : {}) },
+        { from, to, ...(values.device ? { device: values.device } : {}) },
+      );
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+    } finally {
+      await archive.close();
+      await content.close();
+    }
+  },
+  { service: 'archive-restore' },
+);
+
+function parseDate(flag: string, text: string | undefined): Date {
+  const date = text === undefined ? undefined : new Date(text);
+  if (!date || Number.isNaN(date.getTime()) || !/T.*(Z|[+-]\d{2}:\d{2})$/.test(text ?? '')) {
+    throw new Error(`${flag} needs an ISO 8601 time with an offset, e.g. 2026-01-01T00:00:00Z`);
+  }
+  return date;
+}

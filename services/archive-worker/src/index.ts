@@ -1,0 +1,181 @@
+import {
+  queueNames,
+  type ArchiveCommand,
+  type ArchiveReply,
+  type ArchiveStatus,
+} from '@screenfleet/contracts';
+import type { Bus, Subscription } from '@screenfleet/bus';
+import type { BackoffOptions, Logger, Registry } from '@screenfleet/runtime';
+import type {
+  ArchiveSettings,
+  ArchiveStateStore,
+  ArchiveStore,
+  ContentStore,
+} from '@screenfleet/storage';
+import { createArchiveCommands } from './domain/archive-commands';
+import { createArchiver, type PassStep } from './domain/archive-pass';
+import { toArchiveStatus } from './domain/archive-status';
+import type { MediaFiles } from './domain/media-files';
+import { restoreRange } from './domain/restore';
+import { createArchiveLoop } from './entry/archive-loop';
+import { createArchiveRpcHandler } from './entry/archive.rpc';
+import { createArchiveMetrics } from './metrics';
+
+export { archiveConfigSpec, parseEncryptionKey, type ArchiveConfig } from './config';
+export {
+  createArchiver,
+  NotVerifiedError,
+  type Archiver,
+  type ArchiverDeps,
+  type PassReport,
+  type PassStep,
+} from './domain/archive-pass';
+export { restoreRange, type RestoreRange, type RestoreReport } from './domain/restore';
+export { ArchiveObjectCorruptError, decodeChunk, encodeChunk } from './domain/chunk-codec';
+export { chunkKeys } from './domain/manifest';
+export { createLocalMediaFiles } from './local-media-files';
+export { openArchiveStore } from './open-stores';
+
+export interface ArchiveWorkerDeps {
+  bus: Pick<Bus, 'serve'>;
+  content: Pick<
+    ContentStore,
+    'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
+  >;
+  archive: Pick<ArchiveStore, 'put' | 'verify' | 'list' | 'get' | 'ensureReady'>;
+  state: ArchiveStateStore;
+  media?: MediaFiles;
+  encryptionKey?: Buffer;
+  /** The environment's settings: the first state's, and storage_limit at every start. */
+  defaults: ArchiveSettings;
+  chunkSize: number;
+  intervalMs: number;
+  leaseTtlMs: number;
+  retry: BackoffOptions;
+  /** Unique per process: who holds the lease. */
+  holderId: string;
+  logger: Logger;
+  registry: Registry;
+  now?: () => Date;
+  /** Tests stop a pass here to play a crash. */
+  onStep?: (step: PassStep) => Promise<void>;
+}
+
+/**
+ * The archive worker: the loop (only the lease holder archives) and the archive.rpc server
+ * (every worker answers, from the shared state).
+ */
+export function createArchiveWorker(deps: ArchiveWorkerDeps) {
+  const logger = deps.logger.child({ component: 'archive' });
+  const metrics = createArchiveMetrics(deps.registry);
+  const now = deps.now ?? (() => new Date());
+  const commands = createArchiveCommands({ state: deps.state, defaults: deps.defaults, now });
+  const archiver = createArchiver({
+    content: deps.content,
+    archive: deps.archive,
+    state: deps.state,
+    ...(deps.media ? { media: deps.media } : {}),
+    ...(deps.encryptionKey ? { encryptionKey: deps.encryptionKey } : {}),
+    chunkSize: deps.chunkSize,
+    defaults: deps.defaults,
+    now,
+    ...(deps.onStep ? { onStep: deps.onStep } : {}),
+    mayContinue: () => loop.mayContinue(),
+    observer: {
+      chunkArchived({ items, media, bytes }) {
+        metrics.chunks.inc();
+        metrics.items.inc(items);
+        metrics.mediaFiles.inc(media);
+        metrics.bytes.inc(bytes);
+      },
+    },
+  });
+  const loop = createArchiveLoop({
+    archiver,
+    commands,
+    leases: deps.state,
+    holderId: deps.holderId,
+    leaseTtlMs: deps.leaseTtlMs,
+    intervalMs: deps.intervalMs,
+    retry: deps.retry,
+    logger,
+    metrics,
+    now,
+  });
+  let subscription: Subscription | undefined;
+
+  async function status(): Promise<ArchiveStatus> {
+    const state = await commands.load();
+    const local = archiver.isUploading();
+    // Another worker's upload shows in the state while its lease is fresh (a dead one's does not).
+    const remote =
+      state.uploading_since !== null &&
+      now().getTime() - state.updated_at.getTime() < deps.leaseTtlMs;
+    return toArchiveStatus(state, {
+      pendingCount: await archiver.pendingCount(state.settings),
+      isUploading: local || remote,
+      mediaFilesPending: local ? archiver.mediaFilesPending() : state.media_files_pending,
+    });
+  }
+
+  async function execute(
+    command: ArchiveCommand,
+  ): Promise<Extract<ArchiveReply, { outcome: 'ok' }>> {
+    switch (command.action) {
+      case 'status':
+        break;
+      case 'run':
+        await commands.requestRun();
+        loop.runNow();
+        break;
+      case 'configure':
+        await commands.configure(command.request);
+        break;
+      case 'init':
+        await commands.init(command.request);
+        loop.runNow();
+        break;
+      case 'restore': {
+        const report = await restoreRange(
+          { archive: deps.archive, content: deps.content, encryptionKey: deps.encryptionKey },
+          {
+            from: new Date(command.request.from),
+            to: new Date(command.request.to),
+            ...(command.request.device_name !== undefined
+              ? { device: command.request.device_name }
+              : {}),
+          },
+        );
+        logger.info({ ...report, request: command.request }, 'archive restored');
+        return { outcome: 'ok', status: await status(), restored: report.restored };
+      }
+    }
+    return { outcome: 'ok', status: await status() };
+  }
+
+  return {
+    archiver,
+    status,
+    execute,
+    async start(): Promise<void> {
+      await deps.archive.ensureReady();
+      await commands.applyStorageLimit(deps.defaults.storage_limit);
+      subscription = await deps.bus.serve(
+        queueNames.archiveRpc,
+        createArchiveRpcHandler({ execute, metrics, logger }),
+      );
+      loop.start();
+      logger.info(
+        { holderId: deps.holderId, intervalMs: deps.intervalMs, chunkSize: deps.chunkSize },
+        'archive worker started',
+      );
+    },
+    /** Stops answering, lets the chunk in hand finish, gives the lease up. */
+    async stop(): Promise<void> {
+      await subscription?.cancel();
+      await loop.stop();
+    },
+  };
+}
+
+export type ArchiveWorker = ReturnType<typeof createArchiveWorker>;

@@ -1,0 +1,23 @@
+import path from 'node:path';
+import {
+  createFilesystemArchiveStore,
+  createS3ArchiveStore,
+  type ArchiveStore,
+} from '@screenfleet/storage';
+import type { ArchiveConfig } from './config';
+
+/** The archive store the configuration names (main.ts and the restore command share it). */
+export function openArchiveStore(config: ArchiveConfig): ArchiveStore {
+  if (config.store === 'fs')
+    return createFilesystemArchiveStore({ root: path.resolve(config.dir) });
+  return createS3ArchiveStore({
+    ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}),
+    region: config.s3Region,
+    bucket: config.s3Bucket ?? '',
+    prefix: config.s3Prefix,
+    forcePathStyle: config.s3ForcePathStyle,
+    ...(config.s3AccessKey && config.s3SecretKey
+      ? { credentials: { accessKeyId: config.s3AccessKey, secretAccessKey: config.s3SecretKey } }
+      : {}),
+  });
+}

@@ -1,0 +1,177 @@
+/** What the archive worker's integration tests share: real stores of their own per test. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLogger, Registry } from '@screenfleet/runtime';
+import {
+  createFilesystemArchiveStore,
+  createMongoArchiveStateStore,
+  createMongoContentStore,
+  createS3ArchiveStore,
+  type ArchiveSettings,
+  type ArchiveStore,
+  type ContentDocument,
+  type ContentStore,
+} from '@screenfleet/storage';
+import { createArchiveWorker, type ArchiveWorkerDeps } from '@screenfleet/archive-worker';
+import {
+  databaseName,
+  mongoUrl,
+  s3BucketName,
+  s3Settings,
+  uniqueName,
+} from '../../../test/services';
+
+export const logger = createLogger({ service: 'archive-test', level: 'silent' });
+
+export const settings = (overrides: Partial<ArchiveSettings> = {}): ArchiveSettings => ({
+  enabled: true,
+  retention_days: 7,
+  storage_limit: 1e12,
+  ...overrides,
+});
+
+const day = 86_400_000;
+let seq = 0;
+/** A content item `daysAgo` days old (fractions allowed), with a unique id. */
+export function item(daysAgo: number, overrides: Partial<ContentDocument> = {}): ContentDocument {
+  seq += 1;
+  const timestamp = new Date(Math.floor((Date.now() - daysAgo * day) / 1000) * 1000);
+  return {
+    _id: `${uniqueName('item')}-${String(seq).padStart(6, '0')}`,
+    device_name: 'desk-1',
+    content_type: 'frames',
+    timestamp,
+    timestamp_source: 'client',
+    received_at: timestamp,
+    file_path: null,
+    app_name: 'Code',
+    window_name: `file-${seq}.ts`,
+    ocr_results: [
+      {
+        text: `some text ${seq}`,
+        confidence: 0.9,
+        text_json: null,
+        ocr_engine: 'tesseract',
+        focused: true,
+      },
+    ],
+    tags: ['work'],
+    transcription: null,
+    ...overrides,
+  };
+}
+
+export interface Stores {
+  content: ContentStore;
+  archive: ArchiveStore;
+  state: ReturnType<typeof createMongoArchiveStateStore>;
+  database: string;
+  s3?: { bucket: string; prefix: string };
+  dir?: string;
+  close(): Promise<void>;
+}
+
+/** A fresh database on the real MongoDB-protocol server and a fresh archive (MinIO or a dir). */
+export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
+  const database = databaseName('archive');
+  const content = createMongoContentStore({
+    url: mongoUrl(),
+    database,
+    serverSelectionTimeoutMS: 3000,
+  });
+  await content.ensureIndexes();
+  const state = createMongoArchiveStateStore({ url: mongoUrl(), database });
+  let archive: ArchiveStore;
+  let s3: Stores['s3'];
+  let dir: string | undefined;
+  if (kind === 's3') {
+    const given = s3Settings();
+    s3 = given.bucket
+      ? { bucket: given.bucket, prefix: uniqueName('archive') }
+      : { bucket: s3BucketName('sf-aw'), prefix: 'archive' };
+    archive = createS3ArchiveStore({
+      endpoint: given.endpoint,
+      region: given.region,
+      forcePathStyle: given.forcePathStyle,
+      credentials: given.credentials,
+      bucket: s3.bucket,
+      prefix: s3.prefix,
+      maxAttempts: 1,
+      connectionTimeoutMs: 1000,
+      requestTimeoutMs: 3000,
+    });
+  } else {
+    dir = mkdtempSync(path.join(tmpdir(), 'sf-archive-'));
+    archive = createFilesystemArchiveStore({ root: dir });
+  }
+  await archive.ensureReady();
+  return {
+    content,
+    archive,
+    state,
+    database,
+    ...(s3 ? { s3 } : {}),
+    ...(dir ? { dir } : {}),
+    async close() {
+      await archive.close();
+      await state.close();
+      await content.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function allItems(content: ContentStore): Promise<ContentDocument[]> {
+  const docs: ContentDocument[] = [];
+  for await (const chunk of content.scanRange(
+    { to: new Date('2200-01-01T00:00:00Z') },
+    { chunkSize: 1000 },
+  )) {
+    docs.push(...chunk);
+  }
+  return docs;
+}
+
+export async function archivedKeys(archive: ArchiveStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const object of archive.list(prefix)) keys.push(object.key);
+  return keys;
+}
+
+export function byId(docs: ContentDocument[]): ContentDocument[] {
+  return [...docs].sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+}
+
+export function workerFor(stores: Stores, extra: Partial<ArchiveWorkerDeps> = {}) {
+  return createArchiveWorker({
+    bus: { serve: () => Promise.resolve({ cancel: () => Promise.resolve() }) },
+    content: stores.content,
+    archive: stores.archive,
+    state: stores.state,
+    defaults: settings(),
+    chunkSize: 5,
+    intervalMs: 3_600_000,
+    leaseTtlMs: 3000,
+    retry: { initialMs: 200, maxMs: 1000 },
+    holderId: uniqueName('holder'),
+    logger,
+    registry: new Registry(),
+    ...extra,
+  });
+}
+
+/** Polls `read` until `done` holds or the deadline passes; returns the last value. */
+export async function waitUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
