@@ -13,12 +13,11 @@ export {
   type FilesystemArchiveStoreOptions,
 } from './fs.archive-store';
 export { createS3ArchiveStore, type S3ArchiveStoreOptions } from './s3.archive-store';
-export { createMongoContentStore, type MongoContentStoreOptions } from './mongo.content-store';
 export {
-  createMongoArchiveStateStore,
-  type MongoArchiveStateStoreOptions,
-} from './mongo.archive-state-store';
-export type { StoreLogger } from './mongo-connection';
+  createMongoContentStore,
+  type MongoContentStoreOptions,
+  type StoreLogger,
+} from './mongo.content-store';
 export { isStoreUnreachable } from './store-errors';
 export type {
   ArchiveCounters,
@@ -28,3 +27,7 @@ export type {
   ArchiveStateStore,
   ArchiveWatermark,
 } from './archive-state-store';
+export {
+  createMongoArchiveStateStore,
+  type MongoArchiveStateStoreOptions,
+} from './mongo.archive-state-store';

@@ -9,6 +9,8 @@ import type { ContentDocument, ContentStore, InsertResult, TimeRange } from './c
 import { watchConnection, type StoreLogger } from './mongo-connection';
 import { toStoreError } from './store-errors';
 
+export type { StoreLogger } from './mongo-connection';
+
 export interface MongoContentStoreOptions {
   url: string;
   database: string;
