@@ -144,6 +144,24 @@ describe('ingest end to end', () => {
     }
   });
 
+  it('when two items differ only past the millisecond of their timestamps, then both are stored', async () => {
+    const response = await post(`${gateway.url}/add`, {
+      device_name: 'e2e-sub-ms',
+      content: {
+        content_type: 'frames',
+        data: [
+          { file_path: 'same.png', timestamp: '2026-11-22T10:00:00.1234Z' },
+          { file_path: 'same.png', timestamp: '2026-11-22T10:00:00.1235Z' },
+        ],
+      },
+    });
+
+    expect(response.body).toMatchObject({ message: 'accepted 2 items for device e2e-sub-ms' });
+    expect(await waitForCount({ device_name: 'e2e-sub-ms' }, 2)).toBe(2);
+    const ids = (await items.find({ device_name: 'e2e-sub-ms' }).toArray()).map((d) => d._id);
+    expect(ids).toEqual([expect.stringMatching(/^2t-/), expect.stringMatching(/^2t-/)]);
+  });
+
   it('when a transcription is posted, then it is stored as one document', async () => {
     const response = await post(`${gateway.url}/add`, {
       device_name: 'e2e-mic',

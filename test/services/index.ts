@@ -9,7 +9,7 @@ import { startMinioServer, stopMinioServer } from './minio';
 
 import { rabbitmqctl } from './rabbitmqctl';
 
-export { closeBrokerConnections, rabbitmqctl } from './rabbitmqctl';
+export { brokerConnectionPids, closeBrokerConnections, rabbitmqctl } from './rabbitmqctl';
 
 function required(name: string): string {
   const value = process.env[name];

@@ -15,8 +15,11 @@ export async function rabbitmqctl(args: string[], container = process.env.TEST_R
   return stdout;
 }
 
-/** Closes, from the server side, every connection whose client named itself `name`. */
-export async function closeBrokerConnections(name: string): Promise<number> {
+/**
+ * The broker-side pids of the connections whose client named itself `name`, to close later with
+ * `rabbitmqctl close_connection` at a precise moment (listing takes a second or two).
+ */
+export async function brokerConnectionPids(name: string): Promise<string[]> {
   // The JSON formatter prints pids as #PID<...>, which close_connection does not take; the
   // tab-separated form prints <rabbit@host...> pids and client properties as Erlang terms.
   const out = await rabbitmqctl([
@@ -27,10 +30,15 @@ export async function closeBrokerConnections(name: string): Promise<number> {
     '--no-table-headers',
   ]);
   const marker = `{"connection_name",${JSON.stringify(name)}}`;
-  const pids = out
+  return out
     .split('\n')
     .filter((line) => line.includes(marker))
     .map((line) => line.split('\t')[0] ?? '');
+}
+
+/** Closes, from the server side, every connection whose client named itself `name`. */
+export async function closeBrokerConnections(name: string): Promise<number> {
+  const pids = await brokerConnectionPids(name);
   for (const pid of pids) {
     await rabbitmqctl(['close_connection', pid, 'closed by a test']);
   }

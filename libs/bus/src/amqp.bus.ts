@@ -4,6 +4,7 @@ import {
   BrokerUnavailableError,
   DeviceUnavailableError,
   exchangeNames,
+  OutcomeUnknownError,
   type Envelope,
   type Topology,
 } from '@screenfleet/contracts';
@@ -152,6 +153,10 @@ class AmqpBus implements Bus {
       timeoutMs: options.timeoutMs,
       unroutable: () => new DeviceUnavailableError(`no agent is connected for device "${device}"`),
       timeoutMessage: `device "${device}" did not answer within ${options.timeoutMs} ms`,
+      lost: (reason) =>
+        new OutcomeUnknownError(
+          `the command was sent to device "${device}" but its answer was lost (${reason}): it may or may not have been carried out; check before sending it again`,
+        ),
     });
     return reply as Envelope<Res>;
   }
@@ -183,7 +188,7 @@ class AmqpBus implements Bus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.rpc.failAll(new BrokerUnavailableError('the bus is closing'));
+    this.rpc.failAll('the bus is closing');
     await Promise.all([...this.consumers].map((consumer) => consumer.cancel()));
     await this.publisher.drain();
     await this.connection.close();

@@ -25,12 +25,19 @@ export interface RequestOptions {
   /** Set for device commands: an unroutable request comes back at once instead of vanishing. */
   unroutable?: () => Error;
   timeoutMessage: string;
+  /**
+   * The error for a request already sent whose reply can no longer arrive (the connection or
+   * the reply channel went). Default BrokerUnavailableError; device commands say the outcome
+   * is unknown, since the agent may have acted.
+   */
+  lost?: (reason: string) => Error;
 }
 
 interface Pending {
   resolve(reply: Envelope): void;
   reject(err: Error): void;
   unroutable: (() => Error) | undefined;
+  lost: ((reason: string) => Error) | undefined;
 }
 
 /**
@@ -71,15 +78,14 @@ export class RpcClient implements ChannelUser {
   /** Replies travel on this channel only: when it goes, no pending reply can arrive any more. */
   detach(reason: Error): void {
     this.channel = undefined;
-    this.failAll(
-      new BrokerUnavailableError(
-        `lost the broker connection while waiting for a reply: ${reason.message}`,
-      ),
-    );
+    this.failAll(`lost the broker connection while waiting for a reply: ${reason.message}`);
   }
 
-  failAll(err: Error): void {
-    for (const pending of this.pending.values()) pending.reject(err);
+  /** Fails every request waiting for a reply, each with its `lost` error. */
+  failAll(reason: string): void {
+    for (const pending of this.pending.values()) {
+      pending.reject(pending.lost?.(reason) ?? new BrokerUnavailableError(reason));
+    }
   }
 
   request(
@@ -109,6 +115,7 @@ export class RpcClient implements ChannelUser {
         resolve: (reply) => settle(() => resolve(reply)),
         reject: (err) => settle(() => reject(err)),
         unroutable: options.unroutable,
+        lost: options.lost,
       });
 
       const [body, properties] = encodeEnvelope(envelope, {

@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'store_unavailable'
   | 'timeout'
   | 'desktop_unavailable'
-  | 'operation_failed';
+  | 'operation_failed'
+  | 'outcome_unknown';
 
 export interface FieldError {
   /** Where in the body, as `content.data[0].timestamp`; empty for the body itself. */
@@ -82,5 +83,15 @@ export class TimeoutError extends AppError {
 export class DesktopUnavailableError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('desktop_unavailable', message, [], options);
+  }
+}
+
+/**
+ * A command was sent and may have been carried out, but its answer can no longer arrive (the
+ * broker connection dropped while waiting). Not retryable: a retry could do it twice.
+ */
+export class OutcomeUnknownError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('outcome_unknown', message, [], options);
   }
 }

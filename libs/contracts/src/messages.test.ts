@@ -1,4 +1,10 @@
-import { createEnvelope, isDateTimeWithOffset, parseDateTime, validators } from './index';
+import {
+  canonicalDateTime,
+  createEnvelope,
+  isDateTimeWithOffset,
+  parseDateTime,
+  validators,
+} from './index';
 
 const status = {
   enabled: true,
@@ -77,6 +83,25 @@ describe('timestamps', () => {
   });
 
   it.each([
+    ['2026-11-22T10:15:30Z', '2026-11-22T10:15:30Z'],
+    ['2026-11-22T10:15:30.000Z', '2026-11-22T10:15:30Z'],
+    ['2026-11-22T10:15:30.1234Z', '2026-11-22T10:15:30.1234Z'],
+    ['2026-11-22T10:15:30.123456789Z', '2026-11-22T10:15:30.123456789Z'],
+    ['2026-11-22T10:15:30.50Z', '2026-11-22T10:15:30.5Z'],
+    ['2026-11-22T18:15:30.1235+08:00', '2026-11-22T10:15:30.1235Z'],
+    ['2026-01-01T00:30:00.000001+01:00', '2025-12-31T23:30:00.000001Z'],
+    ['2026-11-22t10:15:30.9z', '2026-11-22T10:15:30.9Z'],
+  ])('when %s is made canonical, then it is %s: UTC, every fraction digit sent', (input, out) => {
+    expect(canonicalDateTime(input)).toBe(out);
+  });
+
+  it('when two timestamps differ past the millisecond, then their canonical forms differ', () => {
+    expect(canonicalDateTime('2026-11-22T10:15:30.1234Z')).not.toBe(
+      canonicalDateTime('2026-11-22T10:15:30.1235Z'),
+    );
+  });
+
+  it.each([
     '2026-11-22',
     '2026-11-22T10:15:30',
     '2026-13-01T00:00:00Z',
@@ -87,6 +112,7 @@ describe('timestamps', () => {
   ])('when %s is checked, then it is refused', (input) => {
     expect(isDateTimeWithOffset(input)).toBe(false);
     expect(() => parseDateTime(input)).toThrow(RangeError);
+    expect(() => canonicalDateTime(input)).toThrow(RangeError);
   });
 });
 

@@ -36,3 +36,19 @@ export function parseDateTime(value: string): Date {
   const normalized = value.toUpperCase().replace(/(\.\d{3})\d+/, '$1');
   return new Date(normalized);
 }
+
+/**
+ * The instant a valid timestamp names, in UTC with every fraction digit that was sent (up to 9;
+ * trailing zeros dropped, so `.5Z` and `.500Z` are the same instant and the same text):
+ * `2026-11-22T18:15:30.123456789+08:00` gives `2026-11-22T10:15:30.123456789Z`. A Date keeps
+ * milliseconds only; this keeps what tells `.1234Z` from `.1235Z`.
+ */
+export function canonicalDateTime(value: string): string {
+  const m = isDateTimeWithOffset(value) ? pattern.exec(value) : null;
+  if (!m) throw new RangeError(`not an ISO 8601 date-time with offset: ${value}`);
+  const fraction = (m[7] ?? '').replace(/0+$/, '');
+  // Whole seconds carry the offset; the fraction is independent of it.
+  const whole = value.toUpperCase().replace(/\.\d+/, '');
+  const utc = new Date(whole).toISOString().replace(/\.\d{3}Z$/, '');
+  return `${utc}${fraction ? `.${fraction}` : ''}Z`;
+}

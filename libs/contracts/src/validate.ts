@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
 import { ValidationError, type FieldError } from './errors';
+import { maxBytesDetail, pruneForReport, shapeErrors, utf8Length } from './json-shape';
 import {
   allowedKeysText,
   allowedModifiersText,
@@ -10,7 +11,7 @@ import {
 import { isDateTimeWithOffset } from './timestamp';
 
 /** At most this many field errors are reported for one body: enough to fix it, bounded in size. */
-const MAX_REPORTED_ERRORS = 50;
+export const MAX_REPORTED_ERRORS = 50;
 
 type KeyKind = 'key' | 'modifier' | 'combo';
 
@@ -27,23 +28,49 @@ function keyNameKeyword(kind: KeyKind, data: string): boolean {
   return keyNameRules[kind].valid(data);
 }
 
-// One Ajv instance for the process; each schema is compiled once, at import.
-const ajv = new Ajv({
-  allErrors: true,
-  discriminator: true,
-  // Unknown fields are tolerated and dropped (screenpipe clients add their own); this also
-  // removes prototype-pollution keys such as __proto__ before anything reads the body.
-  removeAdditional: true,
-  verbose: true,
-  allowUnionTypes: true,
-});
-ajv.addFormat('date-time-offset', { type: 'string', validate: isDateTimeWithOffset });
-ajv.addKeyword({
-  keyword: 'x-key-name',
-  type: 'string',
-  schemaType: 'string',
-  validate: keyNameKeyword,
-});
+/**
+ * Two Ajv instances for the process, each schema compiled once per instance: a fail-fast one that
+ * decides (one walk, stops at the first failure) and an allErrors one that words the report, only
+ * ever run on a body shaped and pruned by json-shape.ts so that it meets few failures.
+ */
+function createAjv(allErrors: boolean): Ajv {
+  const instance = new Ajv({
+    allErrors,
+    discriminator: true,
+    // Unknown fields are tolerated and dropped (screenpipe clients add their own); this also
+    // removes prototype-pollution keys such as __proto__ before anything reads the body.
+    removeAdditional: true,
+    verbose: true,
+    allowUnionTypes: true,
+  });
+  instance.addFormat('date-time-offset', { type: 'string', validate: isDateTimeWithOffset });
+  instance.addKeyword({
+    keyword: 'x-key-name',
+    type: 'string',
+    schemaType: 'string',
+    validate: keyNameKeyword,
+  });
+  // Sizes that must hold in bytes, not characters (a device name is an AMQP routing key).
+  instance.addKeyword({
+    keyword: 'x-max-bytes',
+    type: 'string',
+    schemaType: 'number',
+    validate: (maxBytes: number, data: string) => utf8Length(data) <= maxBytes,
+  });
+  return instance;
+}
+const ajv = createAjv(true);
+const failFast = createAjv(false);
+
+const failFastBySchema = new WeakMap<SchemaObject, ValidateFunction>();
+function isValidAgainst(schema: SchemaObject, data: unknown): boolean {
+  let validate = failFastBySchema.get(schema);
+  if (!validate) {
+    validate = failFast.compile(schema);
+    failFastBySchema.set(schema, validate);
+  }
+  return validate(data);
+}
 
 function jsonPointerToPath(pointer: string): string {
   return pointer
@@ -104,6 +131,8 @@ function describe(error: ErrorObject): FieldError | undefined {
         detail: `${name} "${String(error.data)}" is not an allowed ${kind === 'combo' ? 'key combination' : kind}; allowed: ${keyNameRules[kind].allowed}`,
       };
     }
+    case 'x-max-bytes':
+      return { path, rule: 'maxBytes', detail: maxBytesDetail(name, Number(error.schema)) };
     case 'not': {
       const parent = error.parentSchema as { description?: string } | undefined;
       return {
@@ -144,8 +173,17 @@ export interface Validator<T> {
 }
 
 export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
-  const validate: ValidateFunction = ajv.compile(schema);
-  const check = (data: unknown) => (validate(data) ? [] : toFieldErrors(validate.errors));
+  const report: ValidateFunction = ajv.compile(schema);
+  const decide: ValidateFunction = failFast.compile(schema);
+  failFastBySchema.set(schema, decide);
+  const check = (data: unknown): FieldError[] => {
+    const oversized = shapeErrors(schema, data, MAX_REPORTED_ERRORS);
+    if (oversized.length > 0) return oversized;
+    if (decide(data)) return [];
+    const first = toFieldErrors(decide.errors);
+    const pruned = pruneForReport(schema, data, isValidAgainst, MAX_REPORTED_ERRORS);
+    return report(pruned) ? first : toFieldErrors(report.errors);
+  };
   return {
     check,
     parse(data: unknown): T {

@@ -19,6 +19,19 @@ export interface ArchiveSettings {
   storage_limit: number;
 }
 
+/**
+ * A chunk that is verified in the archive store and recorded in the watermark, but whose items
+ * (and media files) may not be deleted locally yet. Saved together with the watermark, cleared
+ * once the deletes are done: a worker that crashed in between finishes them on its next pass,
+ * so no archived item stays in the content store for ever.
+ */
+export interface ArchivedChunkCleanup {
+  chunk_key: string;
+  item_ids: string[];
+  /** Media files (absolute, under the media root) uploaded with the chunk. */
+  media_paths: string[];
+}
+
 /** The one archive state document: a restart, or another worker, resumes from it. */
 export interface ArchiveState {
   settings: ArchiveSettings;
@@ -32,6 +45,14 @@ export interface ArchiveState {
   counters: ArchiveCounters;
   /** Consecutive failed passes: the backoff doubles with each, and a manual run resets it. */
   failures: number;
+  /** See ArchivedChunkCleanup; null when every archived item is deleted locally. */
+  cleanup_pending: ArchivedChunkCleanup | null;
+  /** Media files of the chunk in hand that are not uploaded yet (0 when idle). */
+  media_files_pending: number;
+  /** Set while the lease holder uploads, so any worker's status shows is_uploading. */
+  uploading_since: Date | null;
+  /** Set by POST /archive/run on any worker; the lease holder starts a pass when it sees it. */
+  run_requested_at: Date | null;
   /** Written after each pass, so status answers from the state without scanning. */
   updated_at: Date;
 }

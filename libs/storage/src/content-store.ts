@@ -58,5 +58,10 @@ export interface ContentStore {
   countRange(range: TimeRange): Promise<number>;
   /** Returns how many were deleted; unknown ids are ignored. */
   deleteByIds(ids: string[]): Promise<number>;
+  /**
+   * Which of these file paths some stored item still names: the archive worker deletes a media
+   * file only when none does (many frames share one video file).
+   */
+  filePathsInUse(paths: string[]): Promise<Set<string>>;
   close(): Promise<void>;
 }

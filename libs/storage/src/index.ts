@@ -20,6 +20,7 @@ export {
 } from './mongo.content-store';
 export { isStoreUnreachable } from './store-errors';
 export type {
+  ArchivedChunkCleanup,
   ArchiveCounters,
   ArchiveLease,
   ArchiveSettings,

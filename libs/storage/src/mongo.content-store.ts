@@ -69,6 +69,18 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         return result.deletedCount;
       }),
 
+    filePathsInUse: (paths) =>
+      translated('filePathsInUse', async () => {
+        if (paths.length === 0) return new Set<string>();
+        const rows = await items
+          .aggregate<{ _id: string }>([
+            { $match: { file_path: { $in: paths } } },
+            { $group: { _id: '$file_path' } },
+          ])
+          .toArray();
+        return new Set(rows.map((row) => row._id));
+      }),
+
     close: () => client.close(),
   };
 }

@@ -222,6 +222,22 @@ export function describeContentStoreContract(
       });
     });
 
+    describe('filePathsInUse', () => {
+      it('when some paths are named by stored items, then exactly those come back', async () => {
+        await store.insertItems([
+          buildItem({ _id: 'a', file_path: '/v/1.mp4' }),
+          buildItem({ _id: 'b', file_path: '/v/1.mp4' }),
+          buildItem({ _id: 'c', file_path: '/v/2.mp4' }),
+        ]);
+        await store.deleteByIds(['c']);
+
+        expect(await store.filePathsInUse(['/v/1.mp4', '/v/2.mp4', '/v/3.mp4'])).toEqual(
+          new Set(['/v/1.mp4']),
+        );
+        expect(await store.filePathsInUse([])).toEqual(new Set());
+      });
+    });
+
     describe('ensureIndexes', () => {
       it('when called again, then it succeeds and the store still works', async () => {
         await store.ensureIndexes();

@@ -21,6 +21,7 @@ const errorCodes = [
   'timeout',
   'desktop_unavailable',
   'operation_failed',
+  'outcome_unknown',
 ] as const;
 
 /** The listing filters screenpipe's clients send; everything but app_name is optional (or null). */

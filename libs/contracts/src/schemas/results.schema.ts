@@ -31,6 +31,11 @@ export const errorBodySchema = {
     success: { const: false },
     message: { type: 'string' },
     errors: { type: 'array', items: fieldErrorSchema },
+    /**
+     * The error's kind (validation_failed, conflict, outcome_unknown ...), for clients that
+     * must tell apart errors of one status; absent on errors raised before routing (auth).
+     */
+    code: { type: 'string' },
   },
 } as const;
 

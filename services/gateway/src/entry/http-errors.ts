@@ -12,6 +12,9 @@ const statusByCode: Record<ErrorCode, number> = {
   timeout: 504,
   desktop_unavailable: 503,
   operation_failed: 500,
+  // Not 503 (retryable, with Retry-After) nor 502/504, which retry policies also replay: the
+  // command may have run, so a client must check before trying again (docs/adr/0005).
+  outcome_unknown: 500,
 };
 
 /** An error already phrased for HTTP (auth, body parsing, routing). */
@@ -49,7 +52,12 @@ export function toHttpFailure(error: unknown): HttpFailure {
     return {
       status,
       reason: error.code,
-      body: { success: false, message: error.message, errors: error.fieldErrors },
+      body: {
+        success: false,
+        message: error.message,
+        errors: error.fieldErrors,
+        code: error.code,
+      },
       // A client that sees 503 should come back, not give up or hammer.
       headers: status === 503 ? { 'Retry-After': '5' } : {},
     };

@@ -93,6 +93,43 @@ describe('toDocuments', () => {
     expect(local?._id).toBe(utc?._id);
   });
 
+  it('when two timestamps differ only past the millisecond, then the items get different _ids', () => {
+    const docs = toDocuments(
+      batch([
+        { file_path: 'a', timestamp: '2026-11-22T10:00:00.1234Z' },
+        { file_path: 'a', timestamp: '2026-11-22T10:00:00.1235Z' },
+        { file_path: 'a', timestamp: '2026-11-22T10:00:00.123456789Z' },
+        { file_path: 'a', timestamp: '2026-11-22T10:00:00.123456788Z' },
+      ]),
+    );
+    expect(new Set(docs.map((d) => d._id)).size).toBe(4);
+  });
+
+  it('when the same instant is sent with more trailing zeros or another offset, then the _id is the same', () => {
+    const ids = [
+      '2026-11-22T10:00:00.1234Z',
+      '2026-11-22T10:00:00.123400Z',
+      '2026-11-22T18:00:00.1234+08:00',
+    ].map((timestamp) => toDocuments(batch([{ file_path: 'a', timestamp }]))[0]?._id);
+    expect(new Set(ids).size).toBe(1);
+  });
+
+  it('when ids are made, then each carries the tag of its form (client time, content, receipt time)', () => {
+    const [timed, untimed] = toDocuments(
+      batch([{ file_path: 'a', timestamp: '2026-11-22T10:00:00Z' }, { file_path: 'a' }]),
+    );
+    const [spoken] = toDocuments({
+      received_at: '2026-11-22T12:00:00.000Z',
+      request: {
+        device_name: 'desk-1',
+        content: { content_type: 'transcription', data: { transcription: 'a' } },
+      },
+    });
+    expect(timed?._id).toMatch(/^2t-[\w-]{43}$/);
+    expect(untimed?._id).toMatch(/^2c-[\w-]{43}$/);
+    expect(spoken?._id).toMatch(/^2r-[\w-]{43}$/);
+  });
+
   it('when a transcription arrives, then one document carries its text at the receipt time', () => {
     const docs = toDocuments({
       received_at: '2026-11-22T12:00:00.000Z',

@@ -1,4 +1,5 @@
 import {
+  canonicalDateTime,
   parseDateTime,
   type ContentBatch,
   type ContentItem,
@@ -17,7 +18,7 @@ export function toDocuments(batch: ContentBatch): ContentDocument[] {
     const { transcription, transcription_engine } = content.data;
     return [
       {
-        _id: contentId([
+        _id: contentId('r', [
           device,
           'transcription',
           transcription,
@@ -44,9 +45,9 @@ export function toDocuments(batch: ContentBatch): ContentDocument[] {
 function frameDocument(device: string, item: ContentItem, receivedAt: Date): ContentDocument {
   const ocrResults = (item.ocr_results ?? []).map(toOcr);
   const timestamp = item.timestamp ? parseDateTime(item.timestamp) : undefined;
-  const _id = timestamp
-    ? contentId([device, 'frames', item.file_path, timestamp.toISOString()])
-    : contentId([device, 'frames', item.file_path, ...ocrResults.map((r) => r.text)]);
+  const _id = item.timestamp
+    ? contentId('t', [device, 'frames', item.file_path, canonicalDateTime(item.timestamp)])
+    : contentId('c', [device, 'frames', item.file_path, ...ocrResults.map((r) => r.text)]);
   return {
     _id,
     device_name: device,

@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import type { ArchiveSettings, ContentDocument } from '@screenfleet/storage';
+import {
+  buildDoc,
+  memoryArchiveStore,
+  memoryContentStore,
+  memoryMedia,
+  memoryStateStore,
+} from '../../test/memory-ports';
+import { createArchiver, type ArchiverDeps, type PassStep } from './archive-pass';
+import { restoreRange } from './restore';
+
+const now = new Date('2026-03-01T00:00:00Z');
+const old = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds)); // > 7 days ago
+const recent = (seconds: number) => new Date(now.getTime() - 3600_000 + seconds * 1000);
+const defaults: ArchiveSettings = { enabled: true, retention_days: 7, storage_limit: 1e12 };
+
+function setup(docs: ContentDocument[], extra: Partial<ArchiverDeps> = {}) {
+  const content = memoryContentStore(docs);
+  const archive = memoryArchiveStore();
+  const state = memoryStateStore();
+  const deps = { content, archive, state, chunkSize: 3, defaults, now: () => now, ...extra };
+  return { content, archive, state, deps, archiver: createArchiver(deps) };
+}
+
+const ids = (docs: Iterable<ContentDocument>) => [...docs].map((doc) => doc._id).sort();
+
+describe('archive pass', () => {
+  it('when items are older than the retention, then they move to the store and newer ones stay', async () => {
+    const olds = [1, 2, 3, 4, 5, 6, 7].map((s) => buildDoc({ timestamp: old(s) }));
+    const news = [1, 2].map((s) => buildDoc({ timestamp: recent(s) }));
+    const { content, archive, state, archiver } = setup([...olds, ...news]);
+
+    const report = await archiver.runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', chunks: 3, items: 7 });
+    expect(ids(content.items.values())).toEqual(ids(news));
+    expect([...archive.objects.keys()].filter((k) => k.startsWith('chunks/'))).toHaveLength(3);
+    const saved = state.current()!;
+    expect(saved.counters).toEqual({
+      chunks_uploaded: 3,
+      items_archived: 7,
+      media_files_uploaded: 0,
+    });
+    expect(saved.watermark).toEqual({ timestamp: old(7), id: olds[6]!._id });
+    expect(saved.cleanup_pending).toBeNull();
+    expect(saved.last_cleanup).toEqual(now);
+    expect(saved.storage_used).toBe(
+      [...archive.objects.values()].reduce((n, body) => n + body.length, 0),
+    );
+    expect(await archiver.pendingCount(saved.settings)).toBe(0);
+  });
+
+  it('when many items share a timestamp across chunk borders, then each is archived exactly once', async () => {
+    const same = Array.from({ length: 8 }, () => buildDoc({ timestamp: old(100) }));
+    const { content, archive, state, archiver } = setup(structuredClone(same));
+
+    await archiver.runPass();
+
+    expect(content.items.size).toBe(0);
+    expect(state.current()!.counters).toMatchObject({ chunks_uploaded: 3, items_archived: 8 });
+    const restored = memoryContentStore();
+    const report = await restoreRange(
+      { archive, content: restored },
+      { from: old(0), to: old(200) },
+    );
+    expect(report).toMatchObject({ chunks: 3, restored: 8, alreadyStored: 0 });
+    expect(ids(restored.items.values())).toEqual(ids(same));
+  });
+
+  it('when objects are encrypted, then a restore without the key fails clearly', async () => {
+    const { archive, archiver } = setup([buildDoc({ timestamp: old(1) })], {
+      encryptionKey: randomBytes(32),
+    });
+    await archiver.runPass();
+
+    await expect(
+      restoreRange({ archive, content: memoryContentStore() }, { from: old(0), to: now }),
+    ).rejects.toThrow(/encrypted and no ARCHIVE_ENCRYPTION_KEY/);
+  });
+
+  it('when archived and restored, then exactly the original documents come back', async () => {
+    const key = randomBytes(32);
+    const docs = [
+      ...Array.from({ length: 5 }, () => buildDoc({ timestamp: old(100) })),
+      buildDoc({ timestamp: old(101), device_name: 'desk-2' }),
+      buildDoc({ timestamp: old(102), transcription: { text: 'hello', engine: 'whisper' } }),
+    ];
+    const { content, archive, archiver } = setup(structuredClone(docs), { encryptionKey: key });
+    await archiver.runPass();
+    expect(content.items.size).toBe(0);
+
+    const report = await restoreRange(
+      { archive, content, encryptionKey: key },
+      { from: old(0), to: old(200) },
+    );
+
+    expect(report).toMatchObject({ restored: 7, alreadyStored: 0 });
+    expect([...content.items.values()].sort((a, b) => (a._id < b._id ? -1 : 1))).toEqual(
+      [...docs].sort((a, b) => (a._id < b._id ? -1 : 1)),
+    );
+    const again = await restoreRange(
+      { archive, content, encryptionKey: key },
+      { from: old(0), to: old(200) },
+    );
+    expect(again).toMatchObject({ restored: 0, alreadyStored: 7 });
+  });
+
+  it('when restoring one device and a narrower range, then only those items come back', async () => {
+    const docs = [
+      buildDoc({ timestamp: old(1), device_name: 'a' }),
+      buildDoc({ timestamp: old(2), device_name: 'b' }),
+      buildDoc({ timestamp: old(3), device_name: 'a' }),
+      buildDoc({ timestamp: old(4), device_name: 'a' }),
+    ];
+    const { content, archive, archiver } = setup(docs);
+    await archiver.runPass();
+
+    const report = await restoreRange(
+      { archive, content },
+      { from: old(2), to: old(4), device: 'a' },
+    );
+
+    expect(report.restored).toBe(1);
+    expect(ids(content.items.values())).toEqual([docs[2]!._id]);
+  });
+
+  it.each<PassStep>(['uploaded', 'recorded', 'deleted'])(
+    'when the worker dies after "%s", then the next pass loses and duplicates nothing',
+    async (crashAt) => {
+      const docs = [1, 2, 3, 4, 5, 6, 7].map((s) => buildDoc({ timestamp: old(s) }));
+      const { content, archive, state, deps } = setup(structuredClone(docs));
+      let crashed = false;
+      const dying = createArchiver({
+        ...deps,
+        onStep: (step) => {
+          if (step === crashAt && !crashed) {
+            crashed = true;
+            return new Promise<never>(() => undefined); // never returns: the process is gone
+          }
+          return Promise.resolve();
+        },
+      });
+      void dying.runPass();
+      await waitFor(() => crashed);
+      if (crashAt === 'uploaded') expect(content.items.size).toBe(7); // nothing deleted unverified
+
+      const report = await createArchiver(deps).runPass();
+
+      expect(report.outcome).toBe('done');
+      expect(content.items.size).toBe(0);
+      const saved = state.current()!;
+      expect(saved.counters.items_archived).toBe(7);
+      expect(saved.counters.chunks_uploaded).toBe(3);
+      expect(saved.cleanup_pending).toBeNull();
+      const chunkKeys = [...archive.objects.keys()].filter((k) => k.startsWith('chunks/'));
+      expect(chunkKeys).toHaveLength(3); // the re-upload overwrote the unrecorded copy
+      const restored = memoryContentStore();
+      expect(
+        (await restoreRange({ archive, content: restored }, { from: old(0), to: now })).restored,
+      ).toBe(7);
+      expect([...restored.items.values()].sort((a, b) => (a._id < b._id ? -1 : 1))).toEqual(docs);
+    },
+  );
+
+  it('when the store fails, then nothing is deleted, last_error is set and failures count up', async () => {
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, archive, state, archiver } = setup(docs);
+    archive.failWith(new Error('archive store unavailable: connect ECONNREFUSED'));
+
+    const first = await archiver.runPass();
+    const second = await archiver.runPass();
+
+    expect(first.outcome).toBe('failed');
+    expect(second.outcome).toBe('failed');
+    expect(content.items.size).toBe(4);
+    expect(state.current()).toMatchObject({
+      last_error: 'archive store unavailable: connect ECONNREFUSED',
+      failures: 2,
+      uploading_since: null,
+    });
+
+    archive.failWith(undefined);
+    const manual = await archiver.runPass({ manual: true });
+    expect(manual).toMatchObject({ outcome: 'done', items: 4 });
+    expect(state.current()).toMatchObject({ last_error: null, failures: 0 });
+  });
+
+  it('when the next chunk would pass the storage limit, then uploading stops with a clear last_error', async () => {
+    const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
+    const probe = setup(structuredClone(docs));
+    await probe.archiver.runPass();
+    const perRun = probe.state.current()!.storage_used;
+    const limit = Math.floor(perRun * 0.75); // room for the first chunk, not the second
+    const { content, archive, state, archiver } = setup(docs, {
+      defaults: { ...defaults, storage_limit: limit },
+    });
+
+    const report = await archiver.runPass();
+    const again = await archiver.runPass();
+
+    expect(report.outcome).toBe('storage_limit');
+    expect(again.outcome).toBe('storage_limit');
+    expect(content.items.size).toBe(3);
+    const saved = state.current()!;
+    expect(saved.last_error).toMatch(/^storage limit reached: \d+ of \d+ bytes used/);
+    expect(saved.failures).toBe(0); // not an outage: no backoff, no retry storm
+    expect(saved.storage_used).toBeLessThanOrEqual(limit);
+    expect([...archive.objects.keys()].filter((k) => k.startsWith('chunks/'))).toHaveLength(1);
+  });
+
+  it('when disabled, then nothing moves', async () => {
+    const { content, archiver } = setup([buildDoc({ timestamp: old(1) })], {
+      defaults: { ...defaults, enabled: false },
+    });
+
+    expect((await archiver.runPass()).outcome).toBe('disabled');
+    expect(content.items.size).toBe(1);
+  });
+
+  it('when items name media files, then those under the root travel with the chunk and are deleted once no item names them', async () => {
+    const media = memoryMedia({ '/media/v1.mp4': 'video-1', '/media/v2.mp4': 'video-2' });
+    const docs = [
+      buildDoc({ timestamp: old(1), file_path: '/media/v1.mp4' }),
+      buildDoc({ timestamp: old(2), file_path: '/media/v1.mp4' }),
+      buildDoc({ timestamp: old(3), file_path: '/etc/passwd' }),
+      buildDoc({ timestamp: old(4), file_path: '/media/../etc/shadow' }),
+      buildDoc({ timestamp: recent(1), file_path: '/media/v2.mp4' }),
+      buildDoc({ timestamp: old(5), file_path: '/media/v2.mp4' }),
+    ];
+    const { content, archive, state, archiver } = setup(docs, { media });
+
+    await archiver.runPass();
+
+    expect([...media.contents.keys()]).toEqual(['/media/v2.mp4']); // a newer item still names it
+    const mediaKeys = [...archive.objects.keys()].filter((k) => k.startsWith('media/'));
+    expect(mediaKeys).toHaveLength(2);
+    expect(state.current()!.counters.media_files_uploaded).toBe(2);
+    expect(content.items.size).toBe(1);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
+  if (!condition()) throw new Error('condition not reached');
+}

@@ -1,0 +1,280 @@
+import { AppError } from '@screenfleet/contracts';
+import type {
+  ArchiveSettings,
+  ArchiveState,
+  ArchiveStateStore,
+  ArchiveStore,
+  ContentDocument,
+  ContentStore,
+} from '@screenfleet/storage';
+import { initialArchiveState, withCommandFields, DAY_MS } from './archive-state';
+import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
+import { buildManifest, chunkKeys, type ManifestMedia } from './manifest';
+import type { MediaFiles } from './media-files';
+
+export interface ArchiverDeps {
+  content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
+  archive: Pick<ArchiveStore, 'put' | 'verify'>;
+  state: Pick<ArchiveStateStore, 'load' | 'save'>;
+  /** Absent when no media root is configured: file paths are then never read or deleted. */
+  media?: MediaFiles;
+  /** 32 bytes: AES-256-GCM for every object; absent for none. */
+  encryptionKey?: Buffer;
+  chunkSize: number;
+  /** The settings an archive starts with (the environment's), before anyone changed them. */
+  defaults: ArchiveSettings;
+  now?: () => Date;
+  /** Called at each step; tests stop here to play a crash. */
+  onStep?: (step: PassStep) => Promise<void>;
+  /** Called before each chunk; false ends the pass (the lease is lost, or a stop was asked). */
+  mayContinue?: () => Promise<boolean>;
+  observer?: PassObserver;
+}
+
+export type PassStep = 'uploaded' | 'recorded' | 'deleted';
+
+/** What the metrics watch, without the domain knowing prom-client. */
+export interface PassObserver {
+  chunkArchived(chunk: { items: number; media: number; bytes: number }): void;
+}
+
+export type PassOutcome =
+  | 'done'
+  | 'disabled'
+  | 'storage_limit'
+  | 'failed'
+  /** Stopped before the cutoff because mayContinue said so; nothing half done. */
+  | 'interrupted';
+
+export interface PassReport {
+  outcome: PassOutcome;
+  chunks: number;
+  items: number;
+  mediaFiles: number;
+  error?: string;
+}
+
+/** Thrown when the store does not hold what was just written: nothing is deleted. */
+export class NotVerifiedError extends AppError {
+  constructor(key: string) {
+    super(
+      'operation_failed',
+      `archive object ${key} is not in the store as written (verify failed)`,
+    );
+  }
+}
+
+/**
+ * One archive pass: every item older than the cutoff (now - retention_days) moves to the
+ * archive store, a chunk at a time, in (timestamp, _id) order:
+ *   upload chunk + media + manifest -> verify each in the store -> record (watermark, counters,
+ *   storage_used and the chunk's ids as cleanup_pending) -> delete the items and media locally
+ *   -> clear cleanup_pending.
+ * An item is deleted only after its chunk is verified and recorded. A crash before the record
+ * leaves the items in place (the next pass uploads the same chunk again under the same key); a
+ * crash after it leaves cleanup_pending, which the next pass finishes first.
+ */
+export function createArchiver(deps: ArchiverDeps) {
+  const now = deps.now ?? (() => new Date());
+  const step = async (name: PassStep) => deps.onStep?.(name);
+  let uploading = false;
+  let mediaPending = 0;
+
+  /** Saves progress, keeping the settings and run requests that commands wrote meanwhile. */
+  async function record(progress: ArchiveState): Promise<ArchiveState> {
+    const stored = await deps.state.load(initialArchiveState(deps.defaults, now()));
+    const next = { ...withCommandFields(progress, stored), updated_at: now() };
+    await deps.state.save(next);
+    return next;
+  }
+
+  async function finishCleanup(state: ArchiveState): Promise<ArchiveState> {
+    const pending = state.cleanup_pending;
+    if (!pending) return state;
+    await deps.content.deleteByIds(pending.item_ids);
+    await step('deleted');
+    await removeUnreferencedMedia(pending.media_paths);
+    return record({ ...state, cleanup_pending: null });
+  }
+
+  /** Many frames share one video file: it goes only once no stored item names it any more. */
+  async function removeUnreferencedMedia(paths: string[]): Promise<void> {
+    const media = deps.media;
+    if (!media || paths.length === 0) return;
+    const inUse = await deps.content.filePathsInUse(paths);
+    for (const filePath of paths) {
+      if (inUse.has(filePath)) continue;
+      const check = await media.check(filePath);
+      if (check.kind === 'inside') await media.remove(check.realPath);
+    }
+  }
+
+  async function collectMedia(docs: readonly ContentDocument[]) {
+    const found: Array<{ filePath: string; realPath: string }> = [];
+    if (!deps.media) return found;
+    const paths = [...new Set(docs.map((doc) => doc.file_path).filter((p) => p !== null))];
+    for (const filePath of paths) {
+      const check = await deps.media.check(filePath);
+      if (check.kind === 'inside') found.push({ filePath, realPath: check.realPath });
+    }
+    return found;
+  }
+
+  async function putVerified(key: string, sealed: EncodedChunk): Promise<void> {
+    await deps.archive.put(key, sealed.body, { sha256: sealed.sha256 });
+    if (!(await deps.archive.verify(key, sealed.sha256))) throw new NotVerifiedError(key);
+  }
+
+  async function archiveChunk(
+    state: ArchiveState,
+    docs: ContentDocument[],
+  ): Promise<{ state: ArchiveState; limited: boolean; media: number }> {
+    const keys = chunkKeys(docs);
+    const found = await collectMedia(docs);
+    mediaPending = found.length;
+    const sealedMedia: Array<{ entry: ManifestMedia; sealed: EncodedChunk }> = [];
+    for (const [index, file] of found.entries()) {
+      const sealed = sealBytes(await deps.media!.read(file.realPath), deps.encryptionKey);
+      const key = keys.media(index, file.filePath);
+      sealedMedia.push({
+        sealed,
+        entry: { file_path: file.filePath, key, sha256: sealed.sha256, size: sealed.body.length },
+      });
+    }
+    const chunk = encodeChunk(docs, deps.encryptionKey);
+    const manifest = buildManifest(
+      docs,
+      { key: keys.chunk, sha256: chunk.sha256, size: chunk.body.length },
+      sealedMedia.map((m) => m.entry),
+      now(),
+    );
+    const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.encryptionKey);
+    const bytes =
+      chunk.body.length +
+      sealedManifest.body.length +
+      sealedMedia.reduce((n, m) => n + m.sealed.body.length, 0);
+
+    const limit = state.settings.storage_limit;
+    if (state.storage_used + bytes > limit) {
+      const error =
+        `storage limit reached: ${state.storage_used} of ${limit} bytes used and the next ` +
+        `chunk needs ${bytes}; uploading stopped (raise the limit or free space, then run)`;
+      return {
+        state: await record({ ...state, last_error: error, media_files_pending: mediaPending }),
+        limited: true,
+        media: 0,
+      };
+    }
+
+    // Media and chunk before the manifest: a manifest never names an object that is not there.
+    for (const { entry, sealed } of sealedMedia) await putVerified(entry.key, sealed);
+    await putVerified(keys.chunk, chunk);
+    await putVerified(keys.manifest, sealedManifest);
+    await step('uploaded');
+
+    const last = docs[docs.length - 1]!;
+    const watermark =
+      state.watermark && compareKey(state.watermark, last) > 0
+        ? state.watermark
+        : { timestamp: last.timestamp, id: last._id };
+    mediaPending = 0;
+    const recorded = await record({
+      ...state,
+      watermark,
+      storage_used: state.storage_used + bytes,
+      counters: {
+        chunks_uploaded: state.counters.chunks_uploaded + 1,
+        items_archived: state.counters.items_archived + docs.length,
+        media_files_uploaded: state.counters.media_files_uploaded + sealedMedia.length,
+      },
+      media_files_pending: 0,
+      cleanup_pending: {
+        chunk_key: keys.chunk,
+        item_ids: docs.map((doc) => doc._id),
+        media_paths: found.map((file) => file.filePath),
+      },
+    });
+    await step('recorded');
+    deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
+    return { state: await finishCleanup(recorded), limited: false, media: sealedMedia.length };
+  }
+
+  async function runPass(options: { manual?: boolean } = {}): Promise<PassReport> {
+    const report: PassReport = { outcome: 'done', chunks: 0, items: 0, mediaFiles: 0 };
+    let state = await deps.state.load(initialArchiveState(deps.defaults, now()));
+    if (options.manual) state = { ...state, failures: 0 };
+    if (!state.settings.enabled) return { ...report, outcome: 'disabled' };
+    uploading = true;
+    try {
+      state = await finishCleanup(state);
+      const cutoff = new Date(now().getTime() - state.settings.retention_days * DAY_MS);
+      // From the beginning, not from the watermark: everything before the cutoff still here is
+      // unarchived (archived items were deleted above), including items that arrived late with
+      // old timestamps, which a scan from the watermark would leave behind for ever.
+      for await (const docs of deps.content.scanRange(
+        { to: cutoff },
+        { chunkSize: deps.chunkSize },
+      )) {
+        if (!state.settings.enabled || (deps.mayContinue && !(await deps.mayContinue()))) {
+          if (state.uploading_since) await record({ ...state, uploading_since: null });
+          return { ...report, outcome: state.settings.enabled ? 'interrupted' : 'disabled' };
+        }
+        if (!state.uploading_since) state = await record({ ...state, uploading_since: now() });
+        const result = await archiveChunk(state, docs);
+        state = result.state;
+        if (result.limited) {
+          await record({ ...state, uploading_since: null });
+          return { ...report, outcome: 'storage_limit', error: state.last_error! };
+        }
+        report.chunks += 1;
+        report.items += docs.length;
+        report.mediaFiles += result.media;
+      }
+      await record({
+        ...state,
+        last_cleanup: now(),
+        last_error: null,
+        failures: 0,
+        media_files_pending: 0,
+        uploading_since: null,
+      });
+      return report;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const failures = state.failures + 1;
+      // Best effort: when the state store itself is down this fails too, and the error stands.
+      await record({
+        ...state,
+        last_error: message,
+        failures,
+        media_files_pending: mediaPending,
+        uploading_since: null,
+      }).catch(() => undefined);
+      return { ...report, outcome: 'failed', error: message };
+    } finally {
+      uploading = false;
+    }
+  }
+
+  return {
+    runPass,
+    /** True while a pass works on chunks. */
+    isUploading: () => uploading,
+    /** Media files of the chunk in hand not uploaded yet. */
+    mediaFilesPending: () => mediaPending,
+    /** Items still to archive: everything before the cutoff that is in the content store. */
+    async pendingCount(settings: ArchiveSettings): Promise<number> {
+      return deps.content.countRange({
+        to: new Date(now().getTime() - settings.retention_days * DAY_MS),
+      });
+    },
+  };
+}
+
+export type Archiver = ReturnType<typeof createArchiver>;
+
+function compareKey(a: { timestamp: Date; id: string }, b: ContentDocument): number {
+  const dt = a.timestamp.getTime() - b.timestamp.getTime();
+  if (dt !== 0) return dt;
+  return a.id < b._id ? -1 : a.id > b._id ? 1 : 0;
+}

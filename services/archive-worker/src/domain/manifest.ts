@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { ContentDocument } from '@screenfleet/storage';
+
+/** One media file uploaded with a chunk. */
+export interface ManifestMedia {
+  /** The item's file_path as stored (what a restore puts back). */
+  file_path: string;
+  key: string;
+  sha256: string;
+  size: number;
+}
+
+/**
+ * What a restore needs to find and check a chunk without opening it: stored (sealed like the
+ * chunk) under `manifests/` with the same name as the chunk under `chunks/`.
+ */
+export interface ManifestEntry {
+  version: 1;
+  chunk_key: string;
+  /** Hex SHA-256 of the stored chunk bytes. */
+  sha256: string;
+  size: number;
+  count: number;
+  devices: string[];
+  first: { timestamp: string; id: string };
+  last: { timestamp: string; id: string };
+  media: ManifestMedia[];
+  created_at: string;
+}
+
+/**
+ * Keys of a chunk, its manifest and its media: named by the first item's time (so a listing is
+ * in time order, and a day's objects share a prefix) and a hash of every id in the chunk. The
+ * same items always get the same key, so re-uploading a chunk after a crash overwrites the
+ * unrecorded copy instead of leaving a second one; different items never share a key, so a
+ * chunk can never overwrite another, verified one.
+ */
+export function chunkKeys(docs: readonly ContentDocument[]) {
+  const first = docs[0];
+  if (!first) throw new RangeError('a chunk has at least one item');
+  const hash = createHash('sha256');
+  for (const doc of docs) hash.update(doc._id).update('\n');
+  const iso = first.timestamp.toISOString();
+  const day = `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)}`;
+  const name = `${day}/${iso.replace(/[-:.]/g, '')}-${hash.digest('hex').slice(0, 16)}`;
+  return {
+    chunk: `chunks/${name}.jsonl.gz.sfa`,
+    manifest: `manifests/${name}.json.sfa`,
+    media: (index: number, filePath: string) =>
+      `media/${name}/${index}-${safeBaseName(filePath)}.sfa`,
+  };
+}
+
+/** The day folder (YYYY/MM/DD) of a manifest key, for skipping manifests outside a range. */
+export function manifestDay(key: string): string | undefined {
+  return /^manifests\/(\d{4}\/\d{2}\/\d{2})\//.exec(key)?.[1];
+}
+
+export function buildManifest(
+  docs: readonly ContentDocument[],
+  chunk: { key: string; sha256: string; size: number },
+  media: ManifestMedia[],
+  now: Date,
+): ManifestEntry {
+  const first = docs[0]!;
+  const last = docs[docs.length - 1]!;
+  return {
+    version: 1,
+    chunk_key: chunk.key,
+    sha256: chunk.sha256,
+    size: chunk.size,
+    count: docs.length,
+    devices: [...new Set(docs.map((doc) => doc.device_name))].sort(),
+    first: { timestamp: first.timestamp.toISOString(), id: first._id },
+    last: { timestamp: last.timestamp.toISOString(), id: last._id },
+    media,
+    created_at: now.toISOString(),
+  };
+}
+
+/** A key segment from a file's base name: letters, digits, "-", "_" and "." only, no leading ".". */
+function safeBaseName(filePath: string): string {
+  const base = filePath.split(/[\\/]/).pop() ?? '';
+  const safe = base.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\.+/, '');
+  return (safe || 'file').slice(0, 100);
+}

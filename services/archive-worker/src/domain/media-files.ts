@@ -1,0 +1,18 @@
+/** What the archive may do with an item's file_path. */
+export type MediaCheck =
+  /** Under the media root: `realPath` is the file to read and, once archived, delete. */
+  | { kind: 'inside'; realPath: string; size: number }
+  /** Refused: outside the root, through `..`, or a symlink out of it. Never read or deleted. */
+  | { kind: 'refused'; reason: string }
+  /** Nothing there (deleted already, or never written): the item is archived without it. */
+  | { kind: 'missing' };
+
+/**
+ * The local media files, confined to the configured media root. The archive never touches a
+ * path this does not call `inside`, and `remove` checks again right before it deletes.
+ */
+export interface MediaFiles {
+  check(filePath: string): Promise<MediaCheck>;
+  read(realPath: string): Promise<Buffer>;
+  remove(realPath: string): Promise<void>;
+}
