@@ -19,10 +19,13 @@ export interface BaselineOptions {
  * The least an archiver must do, as a reference: read the items before the cutoff in chunks in
  * (timestamp, _id) order, write each as gzipped JSON lines (encrypted when a key is set) to the
  * same bucket, delete them. No verification, no manifest, no state, no lease, no crash safety.
- * Returns how many items it moved.
+ * Returns how many items it moved and the seconds it took (connecting excluded, as for ours).
  */
-export async function runBaseline(options: BaselineOptions): Promise<number> {
+export async function runBaseline(
+  options: BaselineOptions,
+): Promise<{ moved: number; seconds: number }> {
   const client = await MongoClient.connect(options.mongoUrl);
+  const started = performance.now();
   try {
     const items = client
       .db(options.database)
@@ -35,7 +38,7 @@ export async function runBaseline(options: BaselineOptions): Promise<number> {
         .sort({ timestamp: 1, _id: 1 })
         .limit(options.chunkSize)
         .toArray();
-      if (docs.length === 0) return moved;
+      if (docs.length === 0) return { moved, seconds: (performance.now() - started) / 1000 };
       const gz = gzipSync(Buffer.from(docs.map((doc) => JSON.stringify(doc)).join('\n')));
       await options.s3.send(
         new PutObjectCommand({
