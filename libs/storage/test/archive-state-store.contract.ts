@@ -22,6 +22,10 @@ export function buildState(overrides: Partial<ArchiveState> = {}): ArchiveState 
     storage_used: 0,
     counters: { chunks_uploaded: 0, items_archived: 0, media_files_uploaded: 0 },
     failures: 0,
+    cleanup_pending: null,
+    media_files_pending: 0,
+    uploading_since: null,
+    run_requested_at: null,
     updated_at: new Date('2026-11-23T00:00:00.000Z'),
   };
   return { ...known, ...overrides } as ArchiveState;
@@ -89,6 +93,14 @@ export function describeArchiveStateStoreContract(
             media_files_uploaded: 7,
           },
           failures: 2,
+          cleanup_pending: {
+            chunk_key: 'chunks/2026/10/01/chunk-1.jsonl.gz',
+            item_ids: ['item-00041', 'item-00042'],
+            media_paths: ['/media/a.png'],
+          },
+          media_files_pending: 3,
+          uploading_since: at(4),
+          run_requested_at: at(5),
           updated_at: at(3),
         });
         await store.save(full);
