@@ -1,3 +1,9 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { createAmqpBus } from '@screenfleet/bus';
+import { createEnvelope, queueNames, topology, type ArchiveReply } from '@screenfleet/contracts';
+import { createLogger } from '@screenfleet/runtime';
 import {
   createMongoArchiveStateStore,
   createMongoContentStore,
@@ -6,6 +12,9 @@ import {
 } from '@screenfleet/storage';
 import type { S3Service, TestServices } from '../test/services/start';
 import { createArchiver } from '../services/archive-worker/src/domain/archive-pass';
+import { startService } from '../test/support/processes';
+import { insertDataSet } from './archive-data';
+import { percentiles } from './stats';
 
 export interface OursOptions {
   mongoUrl: string;
@@ -66,17 +75,99 @@ export async function runOurs(
 
 export interface StatusRpcOptions {
   services: TestServices;
+  bucket: string;
   calls: number;
   concurrency: number;
+  /** Callers stop starting calls after this long: a slow status must not hold the bench. */
+  maxSeconds: number;
   database: string;
+  /** Stored before the calls (nothing archived: the worker runs with the archive disabled). */
   docs: ContentDocument[];
 }
 
-/** Status RPC latency through archive.rpc to the real worker; null until the worker is here. */
-export function measureStatusRpc(
-  _options: StatusRpcOptions,
-): Promise<Record<string, number> | null> {
-  return Promise.resolve(null);
+export interface StatusRpcResult {
+  content_items: number;
+  /** Calls made: fewer than asked when maxSeconds ran out. */
+  calls: number;
+  concurrency: number;
+  calls_per_s: number;
+  latency_ms: Record<string, number>;
+}
+
+const workerMain = path.resolve(__dirname, '../services/archive-worker/dist/main.js');
+
+/**
+ * GET /archive/status's path minus HTTP: `calls` status commands from `concurrency` callers
+ * through the real RabbitMQ archive.rpc to a real archive worker process, over a content store
+ * holding `docs`. Null when the worker's main is not built on this branch.
+ */
+export async function measureStatusRpc(options: StatusRpcOptions): Promise<StatusRpcResult | null> {
+  if (!existsSync(workerMain)) return null;
+  const { services } = options;
+  await insertDataSet(services.mongodbUrl, options.database, options.docs);
+  const worker = startService('archive-worker', {
+    RABBITMQ_URL: services.rabbitmqUrl,
+    MONGODB_URL: services.mongodbUrl,
+    MONGODB_DATABASE: options.database,
+    ARCHIVE_OPS_PORT: '0',
+    ARCHIVE_ENABLED: 'false',
+    ARCHIVE_STORE: 's3',
+    S3_ENDPOINT: services.s3.endpoint,
+    S3_REGION: services.s3.region,
+    S3_BUCKET: options.bucket,
+    S3_PREFIX: 'bench-rpc',
+    S3_ACCESS_KEY: services.s3.accessKey,
+    S3_SECRET_KEY: services.s3.secretKey,
+    S3_FORCE_PATH_STYLE: String(services.s3.forcePathStyle),
+    LOG_LEVEL: 'info',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+  const bus = await createAmqpBus({
+    url: services.rabbitmqUrl,
+    topology,
+    connectionName: 'bench-archive-rpc',
+    logger: createLogger({ service: 'bench', level: 'silent' }),
+  });
+  try {
+    await worker.waitForLog(/archive worker started/, 60_000);
+    const status = () =>
+      bus.call<ArchiveReply>(
+        queueNames.archiveRpc,
+        createEnvelope('archive.command', { action: 'status' }),
+        { timeoutMs: 10_000 },
+      );
+    for (let i = 0; i < 20; i += 1) await status(); // warm up connections and caches
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    const deadline = started + options.maxSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        for (let i = next++; i < options.calls && performance.now() < deadline; i = next++) {
+          const sent = performance.now();
+          const reply = await status();
+          latencies.push(performance.now() - sent);
+          if (reply.payload.outcome !== 'ok') {
+            throw new Error(`status refused: ${JSON.stringify(reply.payload)}`);
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      content_items: options.docs.length,
+      calls: latencies.length,
+      concurrency: options.concurrency,
+      calls_per_s: Math.round(latencies.length / seconds),
+      latency_ms: percentiles(latencies, [50, 95, 99]),
+    };
+  } finally {
+    await bus.close();
+    await worker.stop();
+    const client = await MongoClient.connect(services.mongodbUrl);
+    await client.db(options.database).dropDatabase();
+    await client.close();
+  }
 }
 
 /**
