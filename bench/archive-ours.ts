@@ -47,11 +47,14 @@ export async function runOurs(
   try {
     await archive.ensureReady();
     const profile = new Map<string, { calls: number; ms: number }>();
+    const timedState = timed(state, 'state', profile);
     const archiver = createArchiver({
       content: timed(content, 'content', profile),
       archive: timed(archive, 'archive', profile),
-      state: timed(state, 'state', profile),
+      state: timedState,
       chunkSize: options.chunkSize,
+      // As the worker's loop does: the lease is renewed before each chunk.
+      mayContinue: () => timedState.acquireLease('bench-worker', 60_000, new Date()),
       defaults: { enabled: true, retention_days: options.retentionDays, storage_limit: 2 ** 50 },
       ...(options.encryptionKey ? { encryptionKey: options.encryptionKey } : {}),
     });
