@@ -98,3 +98,16 @@ export const topology: Topology = {
     },
   ],
 };
+
+/**
+ * What an operator agent declares: only the two exchanges it uses. Agents run on every desktop,
+ * so their broker user is the most exposed one; declaring the shared queues would need
+ * permissions on them (docs/broker-users.md). The gateway and the workers declare the rest.
+ */
+export const agentTopology: Topology = {
+  exchanges: topology.exchanges.filter(
+    (e) => e.name === exchangeNames.operator || e.name === exchangeNames.operatorPresence,
+  ),
+  queues: [],
+  bindings: [],
+};

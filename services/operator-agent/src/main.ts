@@ -1,4 +1,4 @@
-import { loadVerifyKey, topology } from '@screenfleet/contracts';
+import { agentTopology, loadVerifyKey } from '@screenfleet/contracts';
 import { createAmqpBus } from '@screenfleet/bus';
 import {
   createLogger,
@@ -36,7 +36,7 @@ void runMain(
     }
     const bus = await createAmqpBus({
       url: config.rabbitmqUrl,
-      topology,
+      topology: agentTopology,
       connectionName: `operator-agent ${config.deviceName}`,
       logger,
     });

@@ -78,11 +78,16 @@ const key = (name) => {
 };
 // X keeps a key down after the client that pressed it died: release every modifier first.
 const MODIFIERS = ${JSON.stringify(MODIFIER_KEYS)};
+// Aliases libnut has no X keysym for ('Invalid key code') are skipped; at least one must go.
 const releaseModifiers = async () => {
+  let released = 0;
+  let failure;
   for (const name of MODIFIERS) {
     const code = nut.Key[name];
-    if (typeof code === 'number') await nut.keyboard.releaseKey(code);
+    if (typeof code !== 'number') continue;
+    try { await nut.keyboard.releaseKey(code); released += 1; } catch (e) { failure = e; }
   }
+  if (released === 0 && failure) throw failure;
 };
 process.on('message', async (msg) => {
   let error;
