@@ -1,4 +1,22 @@
+import {
+  addRequestSchema,
+  archiveConfigureRequestSchema,
+  archiveInitRequestSchema,
+  archiveRestoreRequestSchema,
+  limits,
+  listElementsRequestSchema,
+  pressKeyRequestSchema,
+} from './index';
 import { scanJsonSizes } from './json-scan';
+
+const requestSchemas = {
+  addRequestSchema,
+  pressKeyRequestSchema,
+  listElementsRequestSchema,
+  archiveConfigureRequestSchema,
+  archiveInitRequestSchema,
+  archiveRestoreRequestSchema,
+};
 
 const max = { arrayItems: 3, objectKeys: 3 };
 const scan = (json: string) => scanJsonSizes(Buffer.from(json), max);
@@ -37,5 +55,21 @@ describe('the byte scan before JSON.parse', () => {
   it('when the JSON is malformed, then it neither throws nor hangs', () => {
     expect(() => scan('{"a":[1,2,"unterminated')).not.toThrow();
     expect(() => scan(']]]}}},,,"')).not.toThrow();
+  });
+});
+
+describe('the byte scan bound', () => {
+  const largestMaxItems = (schema: unknown): number =>
+    typeof schema !== 'object' || schema === null
+      ? 0
+      : Math.max(
+          typeof (schema as { maxItems?: unknown }).maxItems === 'number'
+            ? (schema as { maxItems: number }).maxItems
+            : 0,
+          ...Object.values(schema).map(largestMaxItems),
+        );
+
+  it.each(Object.entries(requestSchemas))('refuses nothing that %s allows', (_, schema) => {
+    expect(largestMaxItems(schema)).toBeLessThanOrEqual(limits.maxArrayItemsAnywhere);
   });
 });
