@@ -6,7 +6,9 @@
  * all traffic to 127.0.0.1, bounded in runs and requests. Per run it measures the 400's latency
  * (request start to the end of the answer), the worst /healthz latency on the gateway's ops port
  * while that request is in flight, and the gateway's peak RSS while 10 such bodies are sent at
- * once. Prints medians over the runs as one JSON line last.
+ * once. For comparison, the largest body the array bounds let through with every element
+ * invalid (500 x 1000 OCR results): its 400's latency and /healthz meanwhile, no target (it costs
+ * a parse and a walk, as a valid body of that size does). Prints medians as one JSON line last.
  *
  * Targets: 400 < 200 ms, /healthz < 50 ms, RSS bounded (a few hundred MB at most, not GBs).
  */
@@ -32,6 +34,19 @@ function oversizedBody(): Buffer {
   const tail = ']}}';
   const zeros = Buffer.alloc(ZEROS * 2 - 1, '0,');
   return Buffer.concat([Buffer.from(head), zeros, Buffer.from(tail)]);
+}
+
+/**
+ * The largest body the array bounds let through, every element invalid: 500 items x 1000 OCR
+ * results with confidence 2 (~14 MB). Its cost is what the limits allow: one parse, one walk.
+ */
+function invalidOcrBody(): Buffer {
+  const ocr = `[${Array.from({ length: 1000 }, () => '{"text":"x","confidence":2}').join(',')}]`;
+  const item = `{"file_path":"a.png","ocr_results":${ocr}}`;
+  const data = Array.from({ length: 500 }, () => item).join(',');
+  return Buffer.from(
+    `{"device_name":"bench","content":{"content_type":"frames","data":[${data}]}}`,
+  );
 }
 
 function send(
@@ -135,6 +150,9 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     const healthzWorst: number[] = [];
     const peaks: number[] = [];
+    const ocrBody = invalidOcrBody();
+    const ocrLatencies: number[] = [];
+    const ocrHealthz: number[] = [];
     let answer: { status: number; rule: string | undefined } | undefined;
     for (let run = 1; run <= RUNS; run += 1) {
       const one = send(url, body);
@@ -150,8 +168,14 @@ async function main(): Promise<void> {
       if (statuses.some((status) => status !== 400))
         throw new Error(`expected 400s, got ${statuses.join(',')}`);
       peaks.push(peak);
+
+      const ocr = send(url, ocrBody);
+      const [ocrResult, ocrWorst] = await Promise.all([ocr, worstHealthz(healthz, ocr)]);
+      if (ocrResult.status !== 400) throw new Error(`expected 400, got ${ocrResult.status}`);
+      ocrLatencies.push(ocrResult.ms);
+      ocrHealthz.push(ocrWorst);
       log(
-        `run ${run}: 400 in ${result.ms.toFixed(1)} ms, /healthz worst ${worst.toFixed(1)} ms, RSS peak under ${CONCURRENT} concurrent ${peak} MB`,
+        `run ${run}: 400 in ${result.ms.toFixed(1)} ms, /healthz worst ${worst.toFixed(1)} ms, RSS peak under ${CONCURRENT} concurrent ${peak} MB; 500k invalid OCR results: 400 in ${ocrResult.ms.toFixed(1)} ms, /healthz worst ${ocrWorst.toFixed(1)} ms`,
       );
     }
     const round = (value: number) => Math.round(value * 10) / 10;
@@ -166,6 +190,9 @@ async function main(): Promise<void> {
       rss_idle_mb: idleRss,
       rss_peak_mb_median: round(median(peaks)),
       rss_high_water_mb: rssMb(pid, 'VmHWM'),
+      invalid_ocr_body_bytes: ocrBody.length,
+      invalid_ocr_latency_400_ms_median: round(median(ocrLatencies)),
+      invalid_ocr_healthz_worst_ms_median: round(median(ocrHealthz)),
       targets: { latency_400_ms: 200, healthz_ms: 50 },
       met: median(latencies) < 200 && median(healthzWorst) < 50,
     };

@@ -14,6 +14,8 @@ export const limits = {
    */
   maxArrayItemsAnywhere: 1000,
   maxObjectKeysAnywhere: 1000,
+  /** Nesting of arrays and objects, same check; the schemas need 6 levels. */
+  maxJsonDepth: 1000,
   /**
    * In UTF-8 bytes: a device name is the routing key of its operator commands, which AMQP caps
    * at 255 bytes; 200 leaves room for a prefix. 100 x "é" fits, 101 do not.

@@ -38,6 +38,15 @@ describe('bodies whose size the limits refuse', () => {
     ]);
   });
 
+  it('when 7 million brackets nest in a field (14 MB), then it is a 400 maxDepth without parsing them', async () => {
+    const d = 7_000_000;
+    const body = `{"device_name":"big-1","junk":${'['.repeat(d)}${']'.repeat(d)},"content":{"content_type":"frames","data":[]}}`;
+    const response = await post(`${gateway.url}/add`, body);
+
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([expect.objectContaining({ rule: 'maxDepth' })]);
+  });
+
   it('when a million OCR results are each invalid, then 50 errors are reported', async () => {
     const ocr = `[${Array.from({ length: 1000 }, () => '{"text":"x","confidence":2}').join(',')}]`;
     const item = `{"file_path":"a.png","ocr_results":${ocr}}`;

@@ -25,11 +25,13 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
       // body-parser rewraps errors thrown here (status 403); its `type` survives, so use that.
       if (!isUtf8(buffer))
         throw Object.assign(new Error('invalid UTF-8'), { type: 'body.invalid_utf8' });
-      // Before JSON.parse, which takes seconds over millions of elements: no container may hold
-      // more than any schema allows (e.g. 8 million zeros in content.data: 400 maxItems).
+      // Before JSON.parse, which takes seconds over millions of elements or nesting levels: no
+      // container may hold more than any schema allows (8 million zeros in content.data: 400
+      // maxItems) nor nest deeper than maxJsonDepth.
       const oversized = scanJsonSizes(buffer, {
         arrayItems: limits.maxArrayItemsAnywhere,
         objectKeys: limits.maxObjectKeysAnywhere,
+        depth: limits.maxJsonDepth,
       });
       if (oversized)
         throw Object.assign(new Error(oversized.detail), {
