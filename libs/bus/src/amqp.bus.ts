@@ -111,11 +111,12 @@ class AmqpBus implements Bus {
   consume<T>(
     queue: string,
     handler: (delivery: Delivery<T>) => Promise<Outcome>,
-    options: { prefetch: number },
+    options: { prefetch: number; maxBytesInFlight?: number },
   ): Promise<Subscription> {
     return this.subscribe({
       name: queue,
       prefetch: options.prefetch,
+      ...(options.maxBytesInFlight ? { maxBytesInFlight: options.maxBytesInFlight } : {}),
       prepare: () => Promise.resolve(queue),
       handle: (envelope, message) =>
         handler({

@@ -5,11 +5,18 @@ import { openChannel, type ChannelUser, type ReconnectingConnection } from './am
 import { decodeEnvelope } from './amqp.message';
 import type { BusEvents, Outcome, Subscription } from './bus';
 import type { Logger } from './logger';
+import { ByteGate } from './byte-gate';
 
 export interface ConsumerSpec {
   /** For logs: the queue, or the device a server-named queue stands for. */
   name: string;
   prefetch: number;
+  /**
+   * Bytes of message bodies handled at once. Beyond it, delivered messages wait undecoded and
+   * the consumer stops taking deliveries until the handlers free bytes (prefetch counts
+   * messages only). Absent: no byte limit.
+   */
+  maxBytesInFlight?: number;
   /** Runs on every channel open after the topology: declares what else is needed, names the queue. */
   prepare(channel: Channel): Promise<string>;
   /** Decides the outcome; a throw counts as 'retry'. */
@@ -26,6 +33,13 @@ export class Consumer implements ChannelUser, Subscription {
   private consumerTag: string | undefined;
   private cancelled = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly gate: ByteGate | undefined;
+  private readonly closedChannels = new WeakSet<Channel>();
+  private queue: string | undefined;
+  /** True while deliveries are stopped (basic.cancel) because the byte budget is taken. */
+  private paused = false;
+  /** Pauses and resumes run one after another, each on the state of its own moment. */
+  private flow: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly connection: ReconnectingConnection,
@@ -33,7 +47,14 @@ export class Consumer implements ChannelUser, Subscription {
     private readonly events: EventEmitter<BusEvents>,
     private readonly logger: Logger,
     private readonly spec: ConsumerSpec,
-  ) {}
+  ) {
+    this.gate = spec.maxBytesInFlight ? new ByteGate(spec.maxBytesInFlight) : undefined;
+  }
+
+  /** For tests and metrics: bytes of message bodies being handled now. */
+  get bytesInFlight(): number {
+    return this.gate?.bytesInProgress ?? 0;
+  }
 
   async attach(model: ChannelModel): Promise<void> {
     const channel = await openChannel(
@@ -41,6 +62,7 @@ export class Consumer implements ChannelUser, Subscription {
       this.topology,
       this.logger,
       (closed) => {
+        this.closedChannels.add(closed);
         if (this.channel !== closed) return;
         this.channel = undefined;
         if (!this.cancelled) this.connection.channelLost(this, model, `consumer ${this.spec.name}`);
@@ -49,12 +71,11 @@ export class Consumer implements ChannelUser, Subscription {
     try {
       await channel.prefetch(this.spec.prefetch);
       const queue = await this.spec.prepare(channel);
-      const { consumerTag } = await channel.consume(queue, (message) => {
-        if (message) this.track(this.deliver(channel, queue, message));
-        else this.cancelledByBroker(channel, queue);
-      });
+      const consumerTag = await this.startDeliveries(channel, queue);
       this.channel = channel;
+      this.queue = queue;
       this.consumerTag = consumerTag;
+      this.paused = false;
     } catch (err) {
       await channel.close().catch(() => undefined);
       throw err;
@@ -76,6 +97,52 @@ export class Consumer implements ChannelUser, Subscription {
     if (channel && consumerTag) await channel.cancel(consumerTag).catch(() => undefined);
     await Promise.allSettled([...this.inFlight]);
     if (channel) await channel.close().catch(() => undefined);
+  }
+
+  private async startDeliveries(channel: Channel, queue: string): Promise<string> {
+    const { consumerTag } = await channel.consume(queue, (message) => {
+      if (message) this.track(this.deliverWithinBudget(channel, queue, message));
+      else this.cancelledByBroker(channel, queue);
+    });
+    return consumerTag;
+  }
+
+  private async deliverWithinBudget(
+    channel: Channel,
+    queue: string,
+    message: ConsumeMessage,
+  ): Promise<void> {
+    const { gate } = this;
+    if (!gate) return this.deliver(channel, queue, message);
+    const bytes = message.content.length;
+    const admitted = gate.acquire(bytes);
+    this.adjustFlow();
+    await admitted;
+    try {
+      // The channel closed while it waited: the broker redelivers it; do not handle it twice.
+      if (this.closedChannels.has(channel)) return;
+      await this.deliver(channel, queue, message);
+    } finally {
+      gate.release(bytes);
+      this.adjustFlow();
+    }
+  }
+
+  /** Stops deliveries while the byte budget is taken, takes them again once it is not. */
+  private adjustFlow(): void {
+    this.flow = this.flow.then(async () => {
+      const { gate, channel, queue } = this;
+      if (!gate || !channel || !queue || this.cancelled) return;
+      if (gate.pressed && !this.paused && this.consumerTag) {
+        this.paused = true;
+        await channel.cancel(this.consumerTag).catch(() => undefined);
+        this.events.emit('deliveries-paused', queue, gate.bytesInProgress);
+      } else if (!gate.pressed && this.paused) {
+        this.paused = false;
+        this.consumerTag = await this.startDeliveries(channel, queue).catch(() => undefined);
+        this.events.emit('deliveries-resumed', queue, gate.bytesInProgress);
+      }
+    });
   }
 
   private async deliver(channel: Channel, queue: string, message: ConsumeMessage): Promise<void> {

@@ -32,6 +32,9 @@ export interface BusEvents {
   retried: [queue: string, envelope: Envelope];
   /** The envelope is absent when the body could not be parsed. */
   'dead-lettered': [queue: string, envelope: Envelope | undefined];
+  /** A consumer stopped taking deliveries: its byte budget is taken (maxBytesInFlight). */
+  'deliveries-paused': [queue: string, bytesInFlight: number];
+  'deliveries-resumed': [queue: string, bytesInFlight: number];
   /** An unroutable mandatory message came back (no agent for a device). */
   returned: [routingKey: string, envelope: Envelope];
 }
@@ -42,7 +45,8 @@ export interface Bus {
   consume<T>(
     queue: string,
     handler: (delivery: Delivery<T>) => Promise<Outcome>,
-    options: { prefetch: number },
+    /** maxBytesInFlight: bytes of message bodies handled at once (prefetch counts messages). */
+    options: { prefetch: number; maxBytesInFlight?: number },
   ): Promise<Subscription>;
   /** Request/reply over a queue; rejects TimeoutError when no reply comes within timeoutMs. */
   call<Res>(

@@ -29,6 +29,16 @@ export const ingestConfigSpec = defineConfig({
     default: 32,
     doc: 'Unacknowledged messages per worker',
   },
+  maxBytesInFlight: {
+    env: 'INGEST_MAX_BYTES_IN_FLIGHT',
+    kind: 'integer',
+    min: 1024 * 1024,
+    max: 4 * 1024 * 1024 * 1024,
+    // Prefetch counts messages, which range from a few KB to 16 MiB: this bounds the bodies
+    // handled at once (decoded documents take a few times as much again).
+    default: 64 * 1024 * 1024,
+    doc: 'Bytes of message bodies handled at once; beyond it the worker stops taking deliveries',
+  },
   groupItems: {
     env: 'INGEST_GROUP_ITEMS',
     kind: 'integer',

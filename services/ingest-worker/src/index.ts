@@ -20,6 +20,8 @@ export interface IngestWorkerDeps {
   logger: Logger;
   registry: Registry;
   prefetch: number;
+  /** Bytes of message bodies handled at once (see INGEST_MAX_BYTES_IN_FLIGHT). */
+  maxBytesInFlight?: number;
   grouping: MicroBatcherOptions;
   retry: BackoffOptions;
 }
@@ -58,6 +60,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       await deps.store.ensureIndexes();
       subscription = await deps.bus.consume(queueNames.ingestContent, consumer.handle, {
         prefetch: deps.prefetch,
+        ...(deps.maxBytesInFlight ? { maxBytesInFlight: deps.maxBytesInFlight } : {}),
       });
       logger.info(
         { queue: queueNames.ingestContent, prefetch: deps.prefetch },

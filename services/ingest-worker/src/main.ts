@@ -48,6 +48,7 @@ void runMain(
       logger,
       registry,
       prefetch: config.prefetch,
+      maxBytesInFlight: config.maxBytesInFlight,
       grouping: { maxWeight: config.groupItems, maxWaitMs: config.groupWait },
       retry: { initialMs: config.retryInitial, maxMs: config.retryMax },
     });
