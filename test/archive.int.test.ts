@@ -67,7 +67,11 @@ const wire = (ms: number) =>
 
 async function get(url: string) {
   const response = await fetch(url, { headers: { authorization: `Bearer ${tokens.all.token}` } });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 describe('archive end to end through the gateway', () => {
@@ -264,6 +268,8 @@ describe('archive end to end through the gateway', () => {
 
     expect(done.status).toBe(200);
     const body = done.body;
+    expect(Object.keys(body).sort()).toEqual([...statusFields].sort());
+    for (const field of numberFields) expect(typeof body[field]).toBe('number');
     expect(body).toMatchObject({
       enabled: true,
       pending_count: 0,
@@ -291,7 +297,7 @@ describe('archive end to end through the gateway', () => {
     for (const item of newItems) expect(existsSync(item.file_path)).toBe(true);
   });
 
-  it('when the archive is disabled and the old range restored, then the content store holds exactly the original documents again', async () => {
+  it('when the archive is disabled and the old range restored, then the content store holds exactly the original documents again, and a second restore adds nothing', async () => {
     const disabled = await post(`${gateway.url}/archive/configure`, { enabled: false });
     expect(disabled.status).toBe(200);
     expect(disabled.body.status).toMatchObject({ enabled: false });
@@ -307,6 +313,15 @@ describe('archive end to end through the gateway', () => {
       restored: oldItems.length,
       message: `archive restore finished: ${oldItems.length} items restored`,
     });
+    expect(restore.body.status).toMatchObject({ enabled: false, pending_count: oldItems.length });
+    expect(await stored()).toStrictEqual(originals);
+
+    // Idempotent: the same range again inserts nothing and changes nothing.
+    const again = await post(`${gateway.url}/archive/restore`, {
+      from: new Date(start - 41 * DAY_MS).toISOString(),
+      to: new Date(start - 39 * DAY_MS).toISOString(),
+    });
+    expect(again).toMatchObject({ status: 200, body: { restored: 0 } });
     expect(await stored()).toStrictEqual(originals);
   });
 
@@ -340,6 +355,7 @@ describe('archive end to end through the gateway', () => {
     const elapsed = Date.now() - began;
 
     expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
     expect(response.body.message).toBe(
       `the archive worker did not answer within ${ARCHIVE_TIMEOUT_MS} ms (is an archive worker running?)`,
     );
