@@ -289,9 +289,9 @@ describe('archive end to end through the gateway', () => {
     );
     expect(objects.filter(({ key }) => key.startsWith(`${prefix}/chunks/`))).toHaveLength(3);
 
-    const newIds = originals.filter((doc) => (doc.timestamp as Date).getTime() > start - DAY_MS);
-    expect(newIds).toHaveLength(newItems.length);
-    expect(await stored()).toStrictEqual(newIds);
+    const newDocs = originals.filter((doc) => (doc.timestamp as Date).getTime() > start - DAY_MS);
+    expect(newDocs).toHaveLength(newItems.length);
+    expect(await stored()).toStrictEqual(newDocs);
     for (const file of mediaFiles) expect(existsSync(file)).toBe(false);
     expect(readFileSync(outsideFile, 'utf8')).toBe('outside the media root');
     for (const item of newItems) expect(existsSync(item.file_path)).toBe(true);
