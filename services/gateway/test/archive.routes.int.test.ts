@@ -291,6 +291,7 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       expect(response.status).toBe(409);
       expect(response.body).toEqual({
         success: false,
+        code: 'conflict',
         message: 'the archive is already initialised',
         errors: [],
       });
@@ -298,22 +299,26 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
     });
 
     it.each([
-      ['validation_failed', 400, null],
-      ['store_unavailable', 503, '5'],
-      ['failed', 500, null],
-    ])('when the worker refuses with %s, then %i', async (code, httpStatus, retryAfter) => {
-      behaviour = () => ({ outcome: 'refused', code, message: `worker says ${code}` });
+      ['validation_failed', 400, null, 'validation_failed'],
+      ['store_unavailable', 503, '5', 'store_unavailable'],
+      ['failed', 500, null, 'operation_failed'],
+    ])(
+      'when the worker refuses with %s, then %i',
+      async (code, httpStatus, retryAfter, answered) => {
+        behaviour = () => ({ outcome: 'refused', code, message: `worker says ${code}` });
 
-      const response = await post(url('/archive/configure'), { retention_days: 3 });
+        const response = await post(url('/archive/configure'), { retention_days: 3 });
 
-      expect(response.status).toBe(httpStatus);
-      expect(response.headers.get('retry-after')).toBe(retryAfter);
-      expect(response.body).toEqual({
-        success: false,
-        message: `worker says ${code}`,
-        errors: [],
-      });
-    });
+        expect(response.status).toBe(httpStatus);
+        expect(response.headers.get('retry-after')).toBe(retryAfter);
+        expect(response.body).toEqual({
+          success: false,
+          code: answered,
+          message: `worker says ${code}`,
+          errors: [],
+        });
+      },
+    );
 
     it("when run is posted as screenpipe's app does (no body, no Content-Type), then 200", async () => {
       const response = await fetch(url('/archive/run'), {
@@ -525,6 +530,7 @@ describe('archive routes with no archive worker', () => {
     expect(down.status).toBe(503);
     expect(down.body).toEqual({
       success: false,
+      code: 'broker_unavailable',
       message: 'not connected to the broker',
       errors: [],
     });
