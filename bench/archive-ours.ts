@@ -11,7 +11,7 @@ import {
   type ContentDocument,
 } from '@screenfleet/storage';
 import type { S3Service, TestServices } from '../test/services/start';
-import { createArchiver } from '../services/archive-worker/src/domain/archive-pass';
+import { createArchiver } from '@screenfleet/archive-worker';
 import { startService } from '../test/support/processes';
 import { insertDataSet } from './archive-data';
 import { percentiles } from './stats';

@@ -13,6 +13,7 @@ export {
   type FilesystemArchiveStoreOptions,
 } from './fs.archive-store';
 export { createS3ArchiveStore, type S3ArchiveStoreOptions } from './s3.archive-store';
+export { createMongoContentStore, type MongoContentStoreOptions } from './mongo.content-store';
 export {
   createMongoArchiveStateStore,
   type MongoArchiveStateStoreOptions,
@@ -33,7 +34,3 @@ export type {
   ArchiveStateStore,
   ArchiveWatermark,
 } from './archive-state-store';
-export {
-  createMongoArchiveStateStore,
-  type MongoArchiveStateStoreOptions,
-} from './mongo.archive-state-store';
