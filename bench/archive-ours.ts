@@ -11,7 +11,7 @@ import {
   type ContentDocument,
 } from '@screenfleet/storage';
 import type { S3Service, TestServices } from '../test/services/start';
-import { createArchiver } from '../services/archive-worker/src/domain/archive-pass';
+import { createArchiver } from '@screenfleet/archive-worker';
 import { startService } from '../test/support/processes';
 import { insertDataSet } from './archive-data';
 import { percentiles } from './stats';
@@ -97,6 +97,71 @@ export interface StatusRpcResult {
   latency_ms: Record<string, number>;
 }
 
+/**
+ * The floor: the same calls through RabbitMQ to an echo handler on a queue of the bench's own,
+ * served with the worker's prefetch (1 unless it says otherwise): what the broker and the bus
+ * cost before the worker does anything.
+ */
+export async function measureRpcFloor(
+  options: Pick<StatusRpcOptions, 'services' | 'calls' | 'concurrency' | 'maxSeconds'>,
+): Promise<StatusRpcResult> {
+  const queue = `bench.rpc-floor.${Date.now().toString(36)}`;
+  const benchTopology = {
+    ...topology,
+    queues: [...topology.queues, { name: queue, arguments: { 'x-queue-type': 'classic' } }],
+  };
+  const bus = await createAmqpBus({
+    url: options.services.rabbitmqUrl,
+    topology: benchTopology,
+    connectionName: 'bench-archive-rpc-floor',
+    logger: createLogger({ service: 'bench', level: 'silent' }),
+  });
+  try {
+    await bus.serve(queue, (request) =>
+      Promise.resolve(
+        createEnvelope('archive.reply', request.payload, {
+          correlationId: request.correlation_id,
+        }),
+      ),
+    );
+    const call = () =>
+      bus.call(queue, createEnvelope('archive.command', { action: 'status' }), {
+        timeoutMs: 10_000,
+      });
+    return { content_items: 0, ...(await timeCalls(call, options)) };
+  } finally {
+    await bus.close();
+  }
+}
+
+/** `calls` calls from `concurrency` callers (after a warm-up), until maxSeconds run out. */
+async function timeCalls(
+  call: () => Promise<unknown>,
+  options: Pick<StatusRpcOptions, 'calls' | 'concurrency' | 'maxSeconds'>,
+): Promise<Omit<StatusRpcResult, 'content_items'>> {
+  for (let i = 0; i < 20; i += 1) await call(); // warm up connections and caches
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  const deadline = started + options.maxSeconds * 1000;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      for (let i = next++; i < options.calls && performance.now() < deadline; i = next++) {
+        const sent = performance.now();
+        await call();
+        latencies.push(performance.now() - sent);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    calls: latencies.length,
+    concurrency: options.concurrency,
+    calls_per_s: Math.round(latencies.length / seconds),
+    latency_ms: percentiles(latencies, [50, 95, 99]),
+  };
+}
+
 const workerMain = path.resolve(__dirname, '../services/archive-worker/dist/main.js');
 
 /**
@@ -133,37 +198,17 @@ export async function measureStatusRpc(options: StatusRpcOptions): Promise<Statu
   });
   try {
     await worker.waitForLog(/archive worker started/, 60_000);
-    const status = () =>
-      bus.call<ArchiveReply>(
+    const status = async () => {
+      const reply = await bus.call<ArchiveReply>(
         queueNames.archiveRpc,
         createEnvelope('archive.command', { action: 'status' }),
         { timeoutMs: 10_000 },
       );
-    for (let i = 0; i < 20; i += 1) await status(); // warm up connections and caches
-    const latencies: number[] = [];
-    let next = 0;
-    const started = performance.now();
-    const deadline = started + options.maxSeconds * 1000;
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        for (let i = next++; i < options.calls && performance.now() < deadline; i = next++) {
-          const sent = performance.now();
-          const reply = await status();
-          latencies.push(performance.now() - sent);
-          if (reply.payload.outcome !== 'ok') {
-            throw new Error(`status refused: ${JSON.stringify(reply.payload)}`);
-          }
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    return {
-      content_items: options.docs.length,
-      calls: latencies.length,
-      concurrency: options.concurrency,
-      calls_per_s: Math.round(latencies.length / seconds),
-      latency_ms: percentiles(latencies, [50, 95, 99]),
+      if (reply.payload.outcome !== 'ok') {
+        throw new Error(`status refused: ${JSON.stringify(reply.payload)}`);
+      }
     };
+    return { content_items: options.docs.length, ...(await timeCalls(status, options)) };
   } finally {
     await bus.close();
     await worker.stop();

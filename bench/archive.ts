@@ -30,7 +30,7 @@ import { MongoClient } from 'mongodb';
 import { startTestServices, type S3Service } from '../test/services/start';
 import { runBaseline } from './archive-baseline';
 import { buildDataSet, insertDataSet, type DataSetOptions } from './archive-data';
-import { measureStatusRpc, runOurs } from './archive-ours';
+import { measureRpcFloor, measureStatusRpc, runOurs } from './archive-ours';
 import { median } from './stats';
 
 const DATA: DataSetOptions = {
@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       database: 'bench_archive_rpc_empty',
       docs: [],
     });
+    const rpcFloor = await measureRpcFloor(rpcOptions);
 
     const baselineRate = median(runs.map((r) => r.baseline.items_per_s));
     const ours = runs.map((r) => r.ours).filter((r): r is PhaseResult => r !== null);
@@ -218,6 +219,7 @@ async function main(): Promise<void> {
         per_run: runs,
         status_rpc: rpc,
         status_rpc_empty_store: rpcEmpty,
+        rpc_floor_echo: rpcFloor,
       }),
     );
   } finally {
