@@ -20,7 +20,7 @@ import {
 
 describe('archive.rpc over the real broker', () => {
   let broker: { url: string; remove(): Promise<void> };
-  let buses: Bus[] = [];
+  const buses: Bus[] = [];
   let s: Stores;
   let worker: ReturnType<typeof workerFor>;
 
