@@ -7,6 +7,7 @@
  *
  *   npm run bench:operator      (RABBITMQ_URL to use a given broker; else a temporary local vhost)
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { createAmqpBus } from '@screenfleet/bus';
 import { topology } from '@screenfleet/contracts';
 import {
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     cleanups.push(() => desk.stop());
 
     const logger = createLogger({ service: 'gateway', level: 'warn' });
+    const keys = generateKeyPairSync('ed25519');
     const bus = await createAmqpBus({
       url: broker.url,
       topology,
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
       },
       metrics: createGatewayMetrics(createMetrics()),
       logger,
+      operator: { signingKey: keys.privateKey },
     });
     const port = await gateway.listen(0, '127.0.0.1');
     cleanups.push(() => gateway.close());
@@ -91,6 +94,9 @@ async function main(): Promise<void> {
       DISPLAY: desk.env.DISPLAY,
       DBUS_SESSION_BUS_ADDRESS: desk.env.DBUS_SESSION_BUS_ADDRESS,
       OPERATOR_OPS_PORT: '0',
+      OPERATOR_COMMAND_PUBLIC_KEY: keys.publicKey
+        .export({ type: 'spki', format: 'pem' })
+        .toString(),
     });
     cleanups.push(() => agent.stop());
     await agent.waitForLog(/operator agent started/, 20_000);

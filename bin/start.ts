@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { buildFerretDb, startFerretDb, stopFerretDb } from '../test/services/ferretdb';
+import { ensureOperatorKeys } from './operator-keys';
 
 const root = path.resolve(__dirname, '..');
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data'));
@@ -100,6 +101,16 @@ async function main(): Promise<void> {
   }
 
   const shared = { RABBITMQ_URL: rabbitmqUrl, MONGODB_URL: mongodbUrl };
+  // Operator commands are signed by the gateway and verified by the agent (issue 19, item 6).
+  const keys = ensureOperatorKeys(dataDir);
+  const gatewayEnv = {
+    ...shared,
+    GATEWAY_OPERATOR_SIGNING_KEY: process.env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey,
+  };
+  const agentEnv = {
+    ...shared,
+    OPERATOR_COMMAND_PUBLIC_KEY: process.env.OPERATOR_COMMAND_PUBLIC_KEY ?? keys.publicKey,
+  };
   children.push({ name: 'ingest-worker', child: startService('ingest-worker', shared) });
   children.push({
     name: 'archive-worker',
@@ -109,14 +120,14 @@ async function main(): Promise<void> {
       ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? path.join(dataDir, 'archive'),
     }),
   });
-  children.push({ name: 'gateway', child: startService('gateway', shared) });
+  children.push({ name: 'gateway', child: startService('gateway', gatewayEnv) });
   if (process.env.DEVICE_NAME) {
-    children.push({ name: 'operator-agent', child: startService('operator-agent', shared) });
+    children.push({ name: 'operator-agent', child: startService('operator-agent', agentEnv) });
   } else {
     log('no DEVICE_NAME: the operator agent for this desktop is not started');
   }
   log(
-    `API on http://${process.env.GATEWAY_HOST ?? '127.0.0.1'}:${process.env.GATEWAY_PORT ?? 3030} (the gateway logs its token); Ctrl-C stops`,
+    `API on http://${process.env.GATEWAY_HOST ?? '127.0.0.1'}:${process.env.GATEWAY_PORT ?? 3030} (token in ${path.join(dataDir, 'gateway-token')}, printed once when generated); Ctrl-C stops`,
   );
 
   process.once('SIGINT', () => void stopAll(0));

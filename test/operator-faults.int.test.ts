@@ -3,12 +3,22 @@
  * in-process, an agent in-process on a fake desktop that records presses.
  */
 import { createAmqpBus, type Bus } from '@screenfleet/bus';
-import { topology } from '@screenfleet/contracts';
+import { generateKeyPairSync } from 'node:crypto';
+import { connect } from 'amqplib';
+import {
+  createEnvelope,
+  exchangeNames,
+  operatorTimings,
+  signCommand,
+  topology,
+  type Envelope,
+  type OperatorResult,
+} from '@screenfleet/contracts';
 import { createOperatorAgent, type OperatorAgent } from '@screenfleet/operator-agent';
-import { createLogger, createMetrics } from '@screenfleet/runtime';
+import { createLogger, createMetrics, type Registry } from '@screenfleet/runtime';
 import { brokerConnectionPids, isolatedBroker, rabbitmqctl, uniqueName } from './services';
 import { fakeDesktop } from './support/fake-desktop';
-import { post, startGateway, type RunningGateway } from './support/gateway';
+import { operatorKeys, post, startGateway, tokens, type RunningGateway } from './support/gateway';
 
 const LIST = '/experimental/operator/list-interactable-elements';
 const PRESS = '/experimental/operator/press-key-by-index';
@@ -18,12 +28,14 @@ describe('operator commands when the broker connection fails', () => {
   let gateway: RunningGateway;
   let agentBus: Bus;
   let agent: OperatorAgent;
+  let agentRegistry: Registry;
   const fake = fakeDesktop();
   const device = uniqueName('desk-fault');
 
   beforeAll(async () => {
     broker = await isolatedBroker();
-    gateway = await startGateway(broker.url, { reconnectMs: 200 });
+    // A long wait: rabbitmqctl takes seconds on a loaded machine, the press must still be in flight.
+    gateway = await startGateway(broker.url, { reconnectMs: 200, operatorTimeoutMs: 30_000 });
     const logger = createLogger({ service: 'operator-agent', level: 'silent' });
     agentBus = await createAmqpBus({
       url: broker.url,
@@ -35,9 +47,10 @@ describe('operator commands when the broker connection fails', () => {
       bus: agentBus,
       desktop: fake.desktop,
       deviceName: device,
+      commandKey: operatorKeys.publicKey,
       snapshotTtlMs: 60_000,
       logger,
-      registry: createMetrics(),
+      registry: (agentRegistry = createMetrics()),
     });
     await agent.start();
   });
@@ -74,6 +87,146 @@ describe('operator commands when the broker connection fails', () => {
       message: expect.stringContaining('may or may not have been carried out'),
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(fake.presses).toEqual([{ key: 'enter', modifiers: [] }]);
+    expect(fake.presses).toEqual([{ key: 'enter', modifiers: [], element: 'FakeApp field 3' }]);
+  });
+
+  it("when client B listed another app after client A, then A's press without cache_id is a 409 asking for it and nothing is pressed; with its cache_id, or B's own, the right element", async () => {
+    fake.presses.length = 0;
+    const until = Date.now() + 10_000; // the previous test closed the gateway's connection
+    while (!gateway.bus.isConnected() && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const a = tokens.all.token;
+    const b = tokens.operatorOnly.token;
+    const listA = await post(gateway.url + LIST, { app_name: 'AppX', device_name: device }, a);
+    const listB = await post(gateway.url + LIST, { app_name: 'AppY', device_name: device }, b);
+    expect([listA.status, listB.status]).toEqual([200, 200]);
+
+    const refused = await post(gateway.url + PRESS, { element_index: 3, key: 'a' }, a);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/another client: send the cache_id/);
+    expect(fake.presses).toEqual([]);
+
+    // B's press without cache_id (and without device_name: its listing's device) is its own.
+    const own = await post(gateway.url + PRESS, { element_index: 3, key: 'b' }, b);
+    expect(own.status).toBe(200);
+    const cacheB = (listB.body.cache_info as { cache_id: string }).cache_id;
+    const named = await post(
+      gateway.url + PRESS,
+      { element_index: 2, key: 'c', cache_id: cacheB },
+      a,
+    );
+    expect(named.status).toBe(200);
+    expect(fake.presses).toEqual([
+      { key: 'b', modifiers: [], element: 'AppY field 3' },
+      { key: 'c', modifiers: [], element: 'AppY field 2' },
+    ]);
+  });
+
+  describe('commands not from the gateway', () => {
+    let forger: Bus;
+    const refusals = async (reason: string): Promise<number> => {
+      const metric = await agentRegistry
+        .getSingleMetric('operator_agent_commands_refused_total')
+        ?.get();
+      return metric?.values.find((v) => v.labels.reason === reason)?.value ?? 0;
+    };
+    const pressCommand = {
+      action: 'press',
+      timeout_ms: 5000,
+      budget_ms: operatorTimings(5000).budgetMs,
+      requested_by: tokens.all.id,
+      element_index: 1,
+      key: 'k',
+      modifiers: ['ctrl'],
+    };
+
+    beforeAll(async () => {
+      forger = await createAmqpBus({
+        url: broker.url,
+        topology,
+        connectionName: uniqueName('forger'),
+        logger: createLogger({ service: 'forger', level: 'silent' }),
+      });
+    });
+    afterAll(async () => {
+      await forger?.close();
+    });
+
+    it('when a broker client publishes a forged press (unsigned, or signed with another key) to the device, then the agent refuses it and nothing is pressed', async () => {
+      await post(gateway.url + LIST, { app_name: 'FakeApp', device_name: device });
+      fake.presses.length = 0;
+      const unsigned = createEnvelope('operator.command', pressCommand);
+      const reply = await forger.sendToDevice<OperatorResult>(device, unsigned, {
+        timeoutMs: 5000,
+      });
+      expect(reply.payload).toMatchObject({
+        success: false,
+        message: expect.stringMatching(/refused \(unsigned\)/),
+      });
+      const otherKey = generateKeyPairSync('ed25519').privateKey;
+      const forged = signCommand(
+        createEnvelope('operator.command', pressCommand),
+        device,
+        otherKey,
+      );
+      const reply2 = await forger.sendToDevice<OperatorResult>(device, forged, { timeoutMs: 5000 });
+      expect(reply2.payload.message).toMatch(/refused \(bad_signature\)/);
+      // A genuine signature for another device does not transfer either.
+      const elsewhere = signCommand(
+        createEnvelope('operator.command', pressCommand),
+        'another-desk',
+        operatorKeys.privateKey,
+      );
+      const reply3 = await forger.sendToDevice<OperatorResult>(device, elsewhere, {
+        timeoutMs: 5000,
+      });
+      expect(reply3.payload.message).toMatch(/refused \(bad_signature\)/);
+
+      expect(fake.presses).toEqual([]);
+      expect(await refusals('unsigned')).toBe(1);
+      expect(await refusals('bad_signature')).toBe(2);
+    });
+
+    it('when a genuine command is captured and published again, then the replay is refused and nothing more is pressed', async () => {
+      // An eavesdropper's queue on the device's routing key gets a copy of every command.
+      const connection = await connect(broker.url);
+      const channel = await connection.createChannel();
+      const { queue } = await channel.assertQueue('', { exclusive: true });
+      await channel.bindQueue(queue, exchangeNames.operator, device);
+      try {
+        await post(gateway.url + LIST, { app_name: 'FakeApp', device_name: device });
+        fake.presses.length = 0;
+        const genuine = await post(gateway.url + PRESS, {
+          element_index: 1,
+          key: 'x',
+          device_name: device,
+        });
+        expect(genuine.status).toBe(200);
+        expect(fake.presses).toHaveLength(1);
+
+        let captured: Envelope | undefined;
+        for (let i = 0; i < 50 && !captured; i++) {
+          const message = await channel.get(queue, { noAck: true });
+          const envelope = message
+            ? (JSON.parse(message.content.toString()) as Envelope)
+            : undefined;
+          if (envelope && (envelope.payload as { action?: string }).action === 'press') {
+            captured = envelope;
+          }
+          if (!message) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(captured?.signature).toEqual(expect.any(String));
+
+        const replay = await forger.sendToDevice<OperatorResult>(device, captured as Envelope, {
+          timeoutMs: 5000,
+        });
+        expect(replay.payload.message).toMatch(/refused \(replayed\)/);
+        expect(fake.presses).toHaveLength(1);
+        expect(await refusals('replayed')).toBe(1);
+      } finally {
+        await connection.close();
+      }
+    });
   });
 });

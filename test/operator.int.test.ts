@@ -19,7 +19,14 @@ import {
 } from '../services/operator-agent/test/support/desktop-harness';
 import type { KeydownReport } from '../services/operator-agent/test/support/test-page';
 import { isolatedBroker, uniqueName } from './services';
-import { post, startGateway, tokens, type RunningGateway } from './support/gateway';
+import {
+  operatorKeys,
+  operatorPublicKeyPem,
+  post,
+  startGateway,
+  tokens,
+  type RunningGateway,
+} from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
 
 const LIST = '/experimental/operator/list-interactable-elements';
@@ -93,6 +100,7 @@ describe('operator commands through the gateway to agents on real desktops', () 
       DISPLAY: a().env.DISPLAY,
       DBUS_SESSION_BUS_ADDRESS: a().env.DBUS_SESSION_BUS_ADDRESS,
       OPERATOR_OPS_PORT: '0',
+      OPERATOR_COMMAND_PUBLIC_KEY: operatorPublicKeyPem,
     });
     await agentA.waitForLog(/operator agent started/, 30_000);
 
@@ -110,6 +118,7 @@ describe('operator commands through the gateway to agents on real desktops', () 
       bus,
       desktop,
       deviceName: devB,
+      commandKey: operatorKeys.publicKey,
       snapshotTtlMs: B_SNAPSHOT_TTL_MS,
       logger,
       registry: createMetrics(),
@@ -391,6 +400,7 @@ describe('operator commands through the gateway to agents on real desktops', () 
       DEVICE_NAME: devC,
       DISPLAY: `:${freeDisplayNumber(180)}`,
       OPERATOR_OPS_PORT: '0',
+      OPERATOR_COMMAND_PUBLIC_KEY: operatorPublicKeyPem,
     });
     try {
       await agentC.waitForLog(/operator agent started/, 30_000);

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { topology } from '@screenfleet/contracts';
 import { createAmqpBus, type Bus } from '@screenfleet/bus';
 import {
@@ -29,6 +30,13 @@ export const tokens = {
   },
 } satisfies Record<string, TokenEntry>;
 
+/** The test gateways' command signing key pair: give agents the public key. */
+export const operatorKeys = generateKeyPairSync('ed25519');
+/** The public key as agent processes take it (OPERATOR_COMMAND_PUBLIC_KEY). */
+export const operatorPublicKeyPem = operatorKeys.publicKey
+  .export({ type: 'spki', format: 'pem' })
+  .toString();
+
 export interface RunningGateway {
   url: string;
   bus: Bus;
@@ -46,6 +54,7 @@ export async function startGateway(
     allowUnauthenticatedLoopback?: boolean;
     archiveTimeoutMs?: number;
     archiveRestoreTimeoutMs?: number;
+    operatorTimeoutMs?: number;
   } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
@@ -73,6 +82,10 @@ export async function startGateway(
     archive: {
       timeoutMs: options.archiveTimeoutMs,
       restoreTimeoutMs: options.archiveRestoreTimeoutMs,
+    },
+    operator: {
+      signingKey: operatorKeys.privateKey,
+      ...(options.operatorTimeoutMs ? { timeoutMs: options.operatorTimeoutMs } : {}),
     },
   });
   const port = await gateway.listen(0, '127.0.0.1');

@@ -5,6 +5,7 @@ import {
   DeviceUnavailableError,
   exchangeNames,
   OutcomeUnknownError,
+  sizeLimits,
   type Envelope,
   type Topology,
 } from '@screenfleet/contracts';
@@ -26,9 +27,12 @@ export interface AmqpBusOptions {
   logger?: Logger;
   /** Backoff between reconnect attempts; default 200 ms doubling up to 10 s. */
   reconnect?: BackoffOptions;
-  /** How long a publish waits for the broker's confirm before failing. */
   /** How long a publish waits for the broker's confirm; default 5 s. */
   publishTimeoutMs?: number;
+  /** Largest message body published; default sizeLimits.maxMessageBytes (under RabbitMQ 4's 16 MiB). */
+  maxMessageBytes?: number;
+  /** How long a publish waits for a throttled connection to drain; default publishTimeoutMs. */
+  drainTimeoutMs?: number;
   /** The direct exchange device commands go through; must be in the topology. */
   operatorExchange?: string;
 }
@@ -40,7 +44,7 @@ export async function createAmqpBus(options: AmqpBusOptions): Promise<Bus> {
   return bus;
 }
 
-/** Serving requests one after another keeps a slow server from piling up stale requests. */
+/** By default requests are served one after another, so a slow server cannot pile up stale ones. */
 const SERVE_PREFETCH = 1;
 
 class AmqpBus implements Bus {
@@ -62,10 +66,15 @@ class AmqpBus implements Bus {
       reconnect: options.reconnect ?? { initialMs: 200, maxMs: 10_000 },
       logger: this.logger,
     });
+    const confirmTimeoutMs = options.publishTimeoutMs ?? 5000;
     this.publisher = new ConfirmPublisher(
       this.connection,
       options.topology,
-      options.publishTimeoutMs ?? 5000,
+      {
+        confirmTimeoutMs,
+        maxMessageBytes: options.maxMessageBytes ?? sizeLimits.maxMessageBytes,
+        drainTimeoutMs: options.drainTimeoutMs ?? confirmTimeoutMs,
+      },
       this.logger,
     );
     this.rpc = new RpcClient(this.connection, options.topology, this.events, this.logger);
@@ -133,10 +142,11 @@ class AmqpBus implements Bus {
   serve<Req, Res>(
     queue: string,
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    options: { prefetch?: number } = {},
   ): Promise<Subscription> {
     return this.subscribe({
       name: queue,
-      prefetch: SERVE_PREFETCH,
+      prefetch: options.prefetch ?? SERVE_PREFETCH,
       prepare: () => Promise.resolve(queue),
       handle: (envelope, message, channel) =>
         this.answer(queue, envelope as Envelope<Req>, message, channel, handler),
@@ -146,11 +156,12 @@ class AmqpBus implements Bus {
   async sendToDevice<Res>(
     device: string,
     command: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>> {
     this.assertOpen();
     const reply = await this.rpc.request(this.operatorExchange, device, command, {
       timeoutMs: options.timeoutMs,
+      expirationMs: options.expirationMs,
       unroutable: () => new DeviceUnavailableError(`no agent is connected for device "${device}"`),
       timeoutMessage: `device "${device}" did not answer within ${options.timeoutMs} ms`,
       lost: (reason) =>

@@ -14,8 +14,30 @@ import type { Logger } from './logger';
  * for the message, and fails fast instead of buffering while the broker is unreachable: the
  * caller must be able to answer "try later", never report a false success.
  */
+/** A message larger than the broker takes: refused before it could close the shared channel. */
+export class MessageTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`the message takes ${bytes} bytes; the broker takes at most ${maxBytes}`);
+    this.name = 'MessageTooLargeError';
+  }
+}
+
+export interface PublisherLimits {
+  /** How long a publish waits for the broker's confirm. */
+  confirmTimeoutMs: number;
+  /** Largest message body published (RabbitMQ 4 closes the channel beyond max_message_size). */
+  maxMessageBytes: number;
+  /** How long a publish waits for a throttled connection to drain before failing. */
+  drainTimeoutMs: number;
+}
+
 export class ConfirmPublisher implements ChannelUser {
   private channel: ConfirmChannel | undefined;
+  /** Set while the channel's write buffer is full: publishes wait for its 'drain'. */
+  private draining: { channel: ConfirmChannel; drained: Promise<void> } | undefined;
   private readonly pending = new Set<Promise<void>>();
   /** amqplib fails unconfirmed publishes with a bare "channel closed"; the 'error' before it says why. */
   private readonly closeReasons = new WeakMap<ConfirmChannel, Error>();
@@ -25,7 +47,7 @@ export class ConfirmPublisher implements ChannelUser {
   constructor(
     private readonly connection: ReconnectingConnection,
     private readonly topology: Topology,
-    private readonly confirmTimeoutMs: number,
+    private readonly limits: PublisherLimits,
     private readonly logger: Logger,
   ) {}
 
@@ -55,9 +77,13 @@ export class ConfirmPublisher implements ChannelUser {
 
   async publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void> {
     this.connection.assertUsable();
+    const [body, properties] = encodeEnvelope(envelope);
+    if (body.length > this.limits.maxMessageBytes)
+      throw new MessageTooLargeError(body.length, this.limits.maxMessageBytes);
+    await this.untilDrained();
     const channel = this.channel;
     if (!channel) throw new BrokerUnavailableError('the publish channel is reopening');
-    const confirmed = this.confirm(channel, exchange, routingKey, envelope);
+    const confirmed = this.confirm(channel, exchange, routingKey, envelope, body, properties);
     this.pending.add(confirmed);
     try {
       await confirmed;
@@ -71,25 +97,63 @@ export class ConfirmPublisher implements ChannelUser {
     await Promise.allSettled([...this.pending]);
   }
 
+  /**
+   * Back-pressure: once the channel's write buffer is full (publish returned false), nothing more
+   * is written until it drains, so a throttled connection (a broker under memory or disk alarm,
+   * a slow link) cannot buffer without bound. Waiting longer than drainTimeoutMs fails the
+   * publish as unavailable: the caller answers "try later".
+   */
+  private async untilDrained(): Promise<void> {
+    const draining = this.draining;
+    if (!draining) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.limits.drainTimeoutMs);
+    });
+    const result = await Promise.race([draining.drained, timedOut]);
+    clearTimeout(timer);
+    if (result === 'timeout')
+      throw new BrokerUnavailableError(
+        `the broker connection is throttled: nothing drained within ${this.limits.drainTimeoutMs} ms`,
+      );
+  }
+
+  private holdUntilDrained(channel: ConfirmChannel): void {
+    if (this.draining?.channel === channel) return;
+    const drained = new Promise<void>((resolve) => {
+      const done = () => {
+        channel.off('drain', done);
+        channel.off('close', done);
+        if (this.draining?.channel === channel) this.draining = undefined;
+        resolve();
+      };
+      channel.on('drain', done);
+      // A closed channel never drains; its successor starts empty.
+      channel.on('close', done);
+    });
+    this.draining = { channel, drained };
+  }
+
   private confirm(
     channel: ConfirmChannel,
     exchange: string,
     routingKey: string,
     envelope: Envelope,
+    body: Buffer,
+    properties: ReturnType<typeof encodeEnvelope>[1],
   ): Promise<void> {
-    const [body, properties] = encodeEnvelope(envelope);
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(
           new BrokerUnavailableError(
-            `the broker did not confirm within ${this.confirmTimeoutMs} ms`,
+            `the broker did not confirm within ${this.limits.confirmTimeoutMs} ms`,
           ),
         );
-      }, this.confirmTimeoutMs);
+      }, this.limits.confirmTimeoutMs);
       try {
         // mandatory: a message no queue is bound for comes back instead of being confirmed and
         // silently dropped (e.g. its queue was deleted): that must not become a false success.
-        channel.publish(
+        const written = channel.publish(
           exchange,
           routingKey,
           body,
@@ -116,6 +180,7 @@ export class ConfirmPublisher implements ChannelUser {
             }
           },
         );
+        if (!written) this.holdUntilDrained(channel);
       } catch (err) {
         clearTimeout(timer);
         reject(new BrokerUnavailableError(`cannot publish: ${errorMessage(err)}`, { cause: err }));

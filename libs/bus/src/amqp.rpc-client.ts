@@ -22,6 +22,8 @@ export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
 export interface RequestOptions {
   timeoutMs: number;
+  /** The message expiration (how long it may wait in a queue); default timeoutMs. */
+  expirationMs?: number | undefined;
   /** Set for device commands: an unroutable request comes back at once instead of vanishing. */
   unroutable?: () => Error;
   timeoutMessage: string;
@@ -120,7 +122,7 @@ export class RpcClient implements ChannelUser {
 
       const [body, properties] = encodeEnvelope(envelope, {
         replyTo: DIRECT_REPLY_TO,
-        expiration: String(Math.max(0, Math.ceil(options.timeoutMs))),
+        expiration: String(Math.max(0, Math.ceil(options.expirationMs ?? options.timeoutMs))),
         mandatory: options.unroutable !== undefined,
       });
       try {

@@ -50,15 +50,24 @@ export interface Bus {
     request: Envelope,
     options: { timeoutMs: number },
   ): Promise<Envelope<Res>>;
+  /**
+   * Answers requests on `queue`; `prefetch` (default 1) is how many are handled at once, for a
+   * server whose quick requests must not wait behind a slow one.
+   */
   serve<Req, Res>(
     queue: string,
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    options?: { prefetch?: number },
   ): Promise<Subscription>;
-  /** Rejects DeviceUnavailableError at once when no agent serves the device, TimeoutError when it is silent. */
+  /**
+   * Rejects DeviceUnavailableError at once when no agent serves the device, TimeoutError when it
+   * is silent, OutcomeUnknownError when the answer was lost after sending. The broker drops the
+   * command if no agent took it within expirationMs (default timeoutMs).
+   */
   sendToDevice<Res>(
     device: string,
     command: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>>;
   serveDevice<Req, Res>(
     device: string,

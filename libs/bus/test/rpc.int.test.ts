@@ -67,6 +67,30 @@ describe('amqp bus: request/reply', () => {
     // The queue is FIFO: had the stale request survived, it would have been served first.
     expect(served).toEqual([fresh.message_id]);
   });
+  it('when served with prefetch above 1, then a quick request is answered while a slow one is in hand', async () => {
+    const t = buildTopology();
+    const { bus: server } = await broker.startBus(t);
+    const { bus: client } = await broker.startBus(t);
+    let releaseSlow = () => {};
+    const slowHeld = new Promise<void>((resolve) => (releaseSlow = resolve));
+    await server.serve<{ n: number }, { n: number }>(
+      t.rpcQueue,
+      async (request) => {
+        if (request.payload.n === 1) await slowHeld;
+        return replyTo(request, { n: request.payload.n });
+      },
+      { prefetch: 4 },
+    );
+
+    const slow = client.call<{ n: number }>(t.rpcQueue, buildRequest(1), { timeoutMs: 5000 });
+    const quick = await client.call<{ n: number }>(t.rpcQueue, buildRequest(2), {
+      timeoutMs: 2000,
+    });
+    releaseSlow();
+
+    expect(quick.payload).toEqual({ n: 2 });
+    expect((await slow).payload).toEqual({ n: 1 });
+  });
 });
 
 describe('amqp bus: device commands', () => {

@@ -20,6 +20,8 @@ export interface Envelope<T = unknown> {
   /** ISO 8601 UTC time the sender built the message. */
   sent_at: string;
   payload: T;
+  /** operator.command only: the gateway's Ed25519 signature (base64), see operator-signing.ts. */
+  signature?: string;
 }
 
 export function createEnvelope<T>(

@@ -7,7 +7,18 @@ export const limits = {
   /** Whole request body, enforced by the gateway before parsing (413 beyond). */
   maxBodyBytes: 16 * 1024 * 1024,
   maxItemsPerBatch: 1000,
-  maxDeviceNameLength: 256,
+  /**
+   * Any array or object in a request body, known field or not: checked on the raw bytes before
+   * JSON.parse (json-scan.ts), so a huge array is refused before it costs seconds to parse. At
+   * least every schema's largest maxItems.
+   */
+  maxArrayItemsAnywhere: 1000,
+  maxObjectKeysAnywhere: 1000,
+  /**
+   * In UTF-8 bytes: a device name is the routing key of its operator commands, which AMQP caps
+   * at 255 bytes; 200 leaves room for a prefix. 100 x "é" fits, 101 do not.
+   */
+  maxDeviceNameBytes: 200,
   maxFilePathLength: 4096,
   maxNameLength: 1024,
   maxOcrResultsPerItem: 1000,

@@ -34,10 +34,17 @@ export const exchangeNames = {
 } as const;
 
 export const queueNames = {
-  ingestContent: 'ingest.content',
+  // v2: at-least-once dead-lettering (arguments a declared queue cannot change, hence a new
+  // name). Workers move what is left in the old queue over at start (legacyQueueNames).
+  ingestContent: 'ingest.content.v2',
   ingestContentDead: 'ingest.content.dead',
   archiveRpc: 'archive.rpc',
   operatorPresence: 'operator.presence',
+} as const;
+
+/** Queues of earlier versions, emptied into the capture exchange and deleted by the worker. */
+export const legacyQueueNames = {
+  ingestContent: 'ingest.content',
 } as const;
 
 /** After this many failed deliveries a content batch goes to ingest.content.dead. */
@@ -61,6 +68,10 @@ export const topology: Topology = {
         'x-queue-type': 'quorum',
         'x-delivery-limit': INGEST_DELIVERY_LIMIT,
         'x-dead-letter-exchange': exchangeNames.captureDead,
+        // The broker keeps a dead letter until ingest.content.dead confirmed it (the default,
+        // at-most-once, drops it if that queue cannot take it); requires reject-publish.
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
       },
     },
     { name: queueNames.ingestContentDead, arguments: { 'x-queue-type': 'quorum' } },
@@ -86,4 +97,17 @@ export const topology: Topology = {
       routingKey: '',
     },
   ],
+};
+
+/**
+ * What an operator agent declares: only the two exchanges it uses. Agents run on every desktop,
+ * so their broker user is the most exposed one; declaring the shared queues would need
+ * permissions on them (docs/broker-users.md). The gateway and the workers declare the rest.
+ */
+export const agentTopology: Topology = {
+  exchanges: topology.exchanges.filter(
+    (e) => e.name === exchangeNames.operator || e.name === exchangeNames.operatorPresence,
+  ),
+  queues: [],
+  bindings: [],
 };

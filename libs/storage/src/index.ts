@@ -19,7 +19,12 @@ export {
   type MongoArchiveStateStoreOptions,
 } from './mongo.archive-state-store';
 export type { StoreLogger } from './mongo-connection';
-export { isStoreUnreachable } from './store-errors';
+export {
+  classifyStoreError,
+  ContentRejectedError,
+  isStoreUnreachable,
+  type StoreErrorKind,
+} from './store-errors';
 export type {
   ArchivedChunkCleanup,
   ArchiveCounters,

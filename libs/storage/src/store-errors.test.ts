@@ -9,7 +9,12 @@ import {
   MongoServerSelectionError,
   type TopologyDescription,
 } from 'mongodb';
-import { isStoreUnreachable, toStoreError } from './store-errors';
+import {
+  classifyStoreError,
+  ContentRejectedError,
+  isStoreUnreachable,
+  toStoreError,
+} from './store-errors';
 
 const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), {
   code: 'ECONNREFUSED',
@@ -69,20 +74,93 @@ describe('toStoreError', () => {
     expect((error as StoreUnavailableError).message).toContain('insertItems');
   });
 
-  it('when the error is anything else, then it passes through unchanged', () => {
+  it('when a document can never be stored, then it becomes ContentRejectedError with the cause', () => {
     const bulk = new MongoBulkWriteError(
       { message: 'write failed', code: 121, writeErrors: [] },
       emptyBulkResult,
     );
-    const validation = new ValidationError('bad', []);
 
-    expect(toStoreError(bulk, 'insertItems')).toBe(bulk);
+    const error = toStoreError(bulk, 'insertItems');
+
+    expect(error).toBeInstanceOf(ContentRejectedError);
+    expect((error as Error).cause).toBe(bulk);
+  });
+
+  it('when the error is of no known kind, then it passes through unchanged', () => {
+    const validation = new ValidationError('bad', []);
+    const odd = new MongoServerError({ message: 'odd', code: 999_999 });
+
     expect(toStoreError(validation, 'insertItems')).toBe(validation);
+    expect(toStoreError(odd, 'insertItems')).toBe(odd);
   });
 
   it('when it is already StoreUnavailableError, then it is not wrapped twice', () => {
     const error = new StoreUnavailableError('down');
 
     expect(toStoreError(error, 'countRange')).toBe(error);
+  });
+});
+
+function labelled(error: MongoServerError, label: string): MongoServerError {
+  error.addErrorLabel(label);
+  return error;
+}
+
+const serverError = (code: number, message = `code ${code}`) =>
+  new MongoServerError({ message, code });
+
+/** A bulk write that failed per document, as insertMany(ordered: false) reports it. */
+function bulkWithWriteErrors(codes: number[]): MongoBulkWriteError {
+  const writeErrors = codes.map((code, index) => ({ index, code, errmsg: `code ${code}` }));
+  const result = {
+    hasWriteErrors: () => true,
+    getWriteConcernError: () => undefined,
+  } as unknown as ConstructorParameters<typeof MongoBulkWriteError>[1];
+  const error = new MongoBulkWriteError({ message: 'write errors', code: codes[0] ?? 0 }, result);
+  Object.defineProperty(error, 'writeErrors', { value: writeErrors });
+  return error;
+}
+
+describe('classifyStoreError', () => {
+  it.each([
+    ['Unauthorized (13) after a credential rotation', serverError(13)],
+    ['AuthenticationFailed (18)', serverError(18)],
+    ['NotWritablePrimary (10107)', serverError(10107)],
+    ['NotPrimaryNoSecondaryOk (13435)', serverError(13435)],
+    ['MaxTimeMSExpired (50)', serverError(50)],
+    ['LockTimeout (24)', serverError(24)],
+    ['LockBusy (46)', serverError(46)],
+    ['WriteConflict (112)', serverError(112)],
+    ['OutOfDiskSpace (14031)', serverError(14031)],
+    ['a full disk reported as text', serverError(1, 'No space left on device')],
+    ['a busy SQLite database', serverError(1, 'database is locked (SQLITE_BUSY)')],
+    [
+      'a whole bulk write refused for auth',
+      new MongoBulkWriteError(serverError(13), emptyBulkResult),
+    ],
+    ['an error labelled retryable', labelled(serverError(999), 'RetryableWriteError')],
+    ['a document write that hit a lock', bulkWithWriteErrors([11000, 24])],
+  ])('when the error is %s, then it is unavailable (retry with backoff)', (_name, error) => {
+    expect(classifyStoreError(error)).toBe('unavailable');
+    expect(toStoreError(error, 'insertItems')).toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it.each([
+    ['BSONObjectTooLarge (10334)', bulkWithWriteErrors([10334])],
+    ['a validation failure next to duplicates', bulkWithWriteErrors([11000, 121])],
+    [
+      "the driver's refusal of a document over the maximum size",
+      new MongoInvalidArgumentError('Document is larger than the maximum size 16777216'),
+    ],
+  ])('when the error is %s, then the documents are rejected (dead-letter)', (_name, error) => {
+    expect(classifyStoreError(error)).toBe('rejected');
+  });
+
+  it.each([
+    ['an unknown server code', serverError(999_999)],
+    ['a plain error', new Error('boom')],
+    ['an unknown per-document code', bulkWithWriteErrors([10334, 999_999])],
+  ])('when the error is %s, then it is unknown', (_name, error) => {
+    expect(classifyStoreError(error)).toBe('unknown');
   });
 });

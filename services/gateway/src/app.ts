@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { Bus } from '@screenfleet/bus';
@@ -22,6 +23,8 @@ export interface GatewayDeps {
   operator?: {
     /** How long a command may wait for its agent (504 after); default GATEWAY_OPERATOR_TIMEOUT's. */
     timeoutMs?: number;
+    /** Signs every command (Ed25519); agents run nothing unsigned. */
+    signingKey?: KeyObject;
   };
   archive?: {
     /** How long status, configure, init and run wait for the worker (503 after). */
@@ -65,6 +68,7 @@ export function createGatewayApp(
       metrics: deps.metrics.operator,
       logger: deps.logger,
       timeoutMs: deps.operator?.timeoutMs ?? gatewayConfigSpec.operatorTimeout.default,
+      signingKey: deps.operator?.signingKey,
     }),
   );
   app.use(

@@ -41,11 +41,17 @@ export const gatewayConfigSpec = defineConfig({
     default: 5000,
     doc: 'Longest wait for a broker confirm before answering 503',
   },
+  operatorSigningKey: {
+    env: 'GATEWAY_OPERATOR_SIGNING_KEY',
+    kind: 'string',
+    optional: true,
+    doc: 'Ed25519 private key (PEM, or the path of a PEM file) signing operator commands; agents refuse unsigned ones, so without it the operator endpoints cannot press',
+  },
   operatorTimeout: {
     env: 'GATEWAY_OPERATOR_TIMEOUT',
     kind: 'duration',
     default: 5000,
-    doc: 'Longest wait for an operator agent to answer a command (504 after); the command expires with it',
+    doc: 'Longest wait for an operator agent to answer a command (504 after); split into the queue expiry, the agent budget and a grace (operator-agent README, never late)',
   },
   archiveTimeout: {
     env: 'GATEWAY_ARCHIVE_TIMEOUT',

@@ -17,7 +17,7 @@ export {
   type Scope,
   type TokenEntry,
 } from './auth/tokens';
-export { loadOrCreateLocalToken } from './auth/local-token';
+export { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './auth/local-token';
 export { isLoopback } from './auth/loopback';
 export { resolveAuth, type AuthSetup } from './auth/auth-setup';
 export type { GatewayDeps } from './app';

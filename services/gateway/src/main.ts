@@ -1,4 +1,4 @@
-import { topology } from '@screenfleet/contracts';
+import { loadSigningKey, topology } from '@screenfleet/contracts';
 import { createAmqpBus } from '@screenfleet/bus';
 import {
   createLogger,
@@ -9,6 +9,7 @@ import {
   startOpsServer,
 } from '@screenfleet/runtime';
 import { resolveAuth } from './auth/auth-setup';
+import { localTokenBanner } from './auth/local-token';
 import { gatewayConfigSpec } from './config';
 import { createGateway, createGatewayMetrics } from './index';
 
@@ -18,6 +19,15 @@ void runMain(
     const logger = createLogger({ service: 'gateway', level: config.logLevel });
     const { auth, localToken } = resolveAuth(config);
     const registry = createMetrics();
+    const signingKey = config.operatorSigningKey
+      ? loadSigningKey(config.operatorSigningKey)
+      : undefined;
+    if (!signingKey) {
+      logger.warn(
+        {},
+        'GATEWAY_OPERATOR_SIGNING_KEY is not set: operator commands go unsigned and agents refuse them',
+      );
+    }
     const bus = await createAmqpBus({
       url: config.rabbitmqUrl,
       topology,
@@ -30,7 +40,10 @@ void runMain(
       auth,
       metrics: createGatewayMetrics(registry),
       logger,
-      operator: { timeoutMs: config.operatorTimeout },
+      operator: {
+        timeoutMs: config.operatorTimeout,
+        ...(signingKey ? { signingKey } : {}),
+      },
       archive: {
         timeoutMs: config.archiveTimeout,
         restoreTimeoutMs: config.archiveRestoreTimeout,
@@ -49,11 +62,14 @@ void runMain(
       }),
     });
     logger.info({ port, host: config.host, opsPort: ops.port }, 'gateway listening');
-    if (localToken)
+    if (localToken) {
+      // The secret goes to the terminal once, when it is made, never into the logs.
+      if (localToken.created) process.stderr.write(localTokenBanner(localToken));
       logger.info(
-        { token: localToken },
-        'no GATEWAY_TOKENS: use this local token (Authorization: Bearer <token>)',
+        { file: localToken.file },
+        'no GATEWAY_TOKENS: clients use the local token kept in this file (Authorization: Bearer <token>)',
       );
+    }
     if (auth.allowUnauthenticatedLoopback)
       logger.warn('requests without a token are accepted from loopback clients');
 

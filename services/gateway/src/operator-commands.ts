@@ -1,7 +1,10 @@
+import type { KeyObject } from 'node:crypto';
 import {
   AppError,
   createEnvelope,
+  operatorTimings,
   parseKeyCombo,
+  signCommand,
   resolveKeyCombo,
   validators,
   type KeyCombo,
@@ -35,13 +38,18 @@ export async function sendOperatorCommand(
   bus: Pick<Bus, 'sendToDevice'>,
   device: string,
   command: OperatorCommand,
-  options: { timeoutMs: number; requestId: string },
+  options: { timeoutMs: number; requestId: string; signingKey?: KeyObject | undefined },
 ): Promise<OperatorResult> {
-  const envelope = createEnvelope('operator.command', command, {
+  const unsigned = createEnvelope('operator.command', command, {
     correlationId: options.requestId,
   });
+  // Signed for this device only: agents run nothing else (operator-signing.ts).
+  const envelope = options.signingKey
+    ? signCommand(unsigned, device, options.signingKey)
+    : unsigned;
   const reply = await bus.sendToDevice<unknown>(device, envelope, {
     timeoutMs: options.timeoutMs,
+    expirationMs: operatorTimings(options.timeoutMs).expirationMs,
   });
   const result = validators.operatorResult.parse(reply.payload);
   if (!result.success) {
@@ -50,10 +58,16 @@ export async function sendOperatorCommand(
   return result;
 }
 
-export function toListCommand(request: ListElementsRequest, timeoutMs: number): ListCommand {
+export function toListCommand(
+  request: ListElementsRequest,
+  timeoutMs: number,
+  requestedBy: string,
+): ListCommand {
   const command: ListCommand = {
     action: 'list',
     timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
     app_name: request.app_name,
   };
   if (request.window_name != null) command.window_name = request.window_name;
@@ -65,12 +79,21 @@ export function toListCommand(request: ListElementsRequest, timeoutMs: number): 
   return command;
 }
 
-/** The agent's command for a press request; cache_id pins the listing element_index reads. */
-export function toPressCommand(request: PressKeyRequest, timeoutMs: number): PressCommand {
+/**
+ * The agent's command for a press request; cache_id pins the listing element_index reads, and
+ * without it the agent accepts only a listing made with the same token (requestedBy).
+ */
+export function toPressCommand(
+  request: PressKeyRequest,
+  timeoutMs: number,
+  requestedBy: string,
+): PressCommand {
   const { key, modifiers } = toKeyCombo(request);
   const command: PressCommand = {
     action: 'press',
     timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
     element_index: request.element_index,
     key,
     modifiers,

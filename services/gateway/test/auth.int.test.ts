@@ -25,10 +25,10 @@ describe('gateway auth set-up', () => {
     const first = resolveAuth(config());
     const again = resolveAuth(config());
 
-    expect(first.localToken).toMatch(/^sf_[\w-]{32}$/);
-    expect(again.localToken).toBe(first.localToken);
+    expect(first.localToken?.entry.token).toMatch(/^sf_[\w-]{32}$/);
+    expect(again.localToken?.entry.token).toBe(first.localToken?.entry.token);
     expect(statSync(path.join(dataDir, 'gateway-token')).mode & 0o777).toBe(0o600);
-    expect(first.auth.tokens.find(first.localToken!)?.scopes).toEqual([
+    expect(first.auth.tokens.find(first.localToken!.entry.token)?.scopes).toEqual([
       'ingest',
       'operator',
       'archive:read',
@@ -102,7 +102,10 @@ describe('the loopback compatibility switch', () => {
 
   beforeAll(async () => {
     broker = await isolatedBroker();
-    gateway = await startGateway(broker.url, { allowUnauthenticatedLoopback: true });
+    gateway = await startGateway(broker.url, {
+      allowUnauthenticatedLoopback: true,
+      archiveTimeoutMs: 300,
+    });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -119,6 +122,15 @@ describe('the loopback compatibility switch', () => {
   it("when screenpipe's local client posts without a token, then the batch is accepted", async () => {
     const response = await postWithoutToken('/add', buildBatch('compat-1', 0, 2));
     expect(response.status).toBe(200);
+  });
+
+  it("when screenpipe's desktop app sets up the archive without a token, then the command reaches the archive worker", async () => {
+    // No archive worker runs here: getting past auth means the worker's 503, not a 401/403.
+    const response = await postWithoutToken('/archive/init', { retention_days: 7 });
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { message: string }).message).toContain(
+      'the archive worker did not answer',
+    );
   });
 
   it('when a key press comes without a token, then it is refused even from loopback', async () => {

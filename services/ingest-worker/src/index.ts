@@ -34,6 +34,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const logger = deps.logger.child({ component: 'ingest' });
   const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue));
   let stopping = false;
+  const stopped = new AbortController();
   let subscription: Subscription | undefined;
   const consumer = createContentBatchConsumer({
     store: deps.store,
@@ -48,6 +49,8 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
         logger.warn({ err: error, attempt }, 'content store unavailable; retrying');
       },
     },
+    pauseBeforeRedelivery: (deliveryCount) =>
+      pause(backoffDelay(deps.retry, deliveryCount + 1), stopped.signal),
   });
 
   return {
@@ -63,9 +66,24 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
     },
     async stop() {
       stopping = true;
+      stopped.abort();
       const cancelled = subscription?.cancel();
       await consumer.drain();
       await cancelled;
     },
   };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
 }

@@ -1,5 +1,5 @@
-import { topology } from '@screenfleet/contracts';
-import { createAmqpBus } from '@screenfleet/bus';
+import { exchangeNames, legacyQueueNames, topology } from '@screenfleet/contracts';
+import { createAmqpBus, retireQueue } from '@screenfleet/bus';
 import {
   createLogger,
   createMetrics,
@@ -28,6 +28,20 @@ void runMain(
       connectionName: config.connectionName,
       logger,
     });
+    // The queue of the earlier topology (at-most-once dead-lettering) is emptied into the
+    // current one; a no-op once it is gone.
+    const moved = await retireQueue({
+      url: config.rabbitmqUrl,
+      queue: legacyQueueNames.ingestContent,
+      exchange: exchangeNames.capture,
+      bindingKeys: ['content.#'],
+      connectionName: `${config.connectionName}-migrate`,
+    });
+    if (moved > 0)
+      logger.info(
+        { moved, queue: legacyQueueNames.ingestContent },
+        'moved batches from the old queue',
+      );
     const worker = createIngestWorker({
       bus,
       store,

@@ -7,6 +7,11 @@ export const agentConfigSpec = defineConfig({
     kind: 'string',
     doc: 'The name gateways address this desktop by (device_name in requests); one agent per name',
   },
+  commandPublicKey: {
+    env: 'OPERATOR_COMMAND_PUBLIC_KEY',
+    kind: 'string',
+    doc: "The gateway's Ed25519 public key (PEM, or the path of a PEM file): only commands it signed are run",
+  },
   display: {
     env: 'DISPLAY',
     kind: 'string',

@@ -2,6 +2,9 @@ import type { Bus, Subscription } from '@screenfleet/bus';
 import type { Logger, Registry } from '@screenfleet/runtime';
 import { agentConfigSpec } from './config';
 import type { Desktop } from './desktop';
+import type { KeyObject } from 'node:crypto';
+import { CommandGuard } from './domain/command-guard';
+import { systemClock } from './domain/deadline';
 import { SnapshotStore } from './domain/snapshots';
 import { createCommandHandler } from './entry/command.handler';
 import { createPresencePublisher } from './entry/presence.publisher';
@@ -10,7 +13,8 @@ import { createAgentMetrics } from './metrics';
 export { agentConfigSpec };
 export { unavailableDesktop } from './domain/unavailable-desktop';
 export { SnapshotStore, type Snapshot } from './domain/snapshots';
-export { CLOCK_SKEW_MS, DEADLINE_MARGIN_MS } from './domain/deadline';
+export { CommandGuard, MAX_CLOCK_SKEW_MS } from './domain/command-guard';
+export { commandDeadline, systemClock, type AgentClock } from './domain/deadline';
 export * from './desktop';
 
 export interface OperatorAgentDeps {
@@ -18,6 +22,11 @@ export interface OperatorAgentDeps {
   desktop: Desktop;
   /** The routing key this agent serves: gateways address it by this name. */
   deviceName: string;
+  /**
+   * The gateway's Ed25519 public key: only commands it signed for this device are run, each
+   * once (OPERATOR_COMMAND_PUBLIC_KEY).
+   */
+  commandKey: KeyObject;
   /** How long a listing stays usable for press-key-by-index. */
   snapshotTtlMs: number;
   logger: Logger;
@@ -39,6 +48,7 @@ export function createOperatorAgent(deps: OperatorAgentDeps): OperatorAgent {
     snapshots: new SnapshotStore(deps.snapshotTtlMs),
     metrics: createAgentMetrics(deps.registry),
     logger,
+    guard: new CommandGuard(deps.commandKey, deps.deviceName, systemClock),
   });
   const presence = createPresencePublisher({
     bus: deps.bus,

@@ -1,4 +1,4 @@
-import { topology } from '@screenfleet/contracts';
+import { agentTopology, loadVerifyKey } from '@screenfleet/contracts';
 import { createAmqpBus } from '@screenfleet/bus';
 import {
   createLogger,
@@ -17,6 +17,7 @@ void runMain(
     const config = loadConfig(agentConfigSpec);
     const logger = createLogger({ service: 'operator-agent', level: config.logLevel });
     const registry = createMetrics();
+    const commandKey = loadVerifyKey(config.commandPublicKey);
     const env = {
       DISPLAY: config.display,
       DBUS_SESSION_BUS_ADDRESS: config.dbusSessionBusAddress,
@@ -35,7 +36,7 @@ void runMain(
     }
     const bus = await createAmqpBus({
       url: config.rabbitmqUrl,
-      topology,
+      topology: agentTopology,
       connectionName: `operator-agent ${config.deviceName}`,
       logger,
     });
@@ -43,6 +44,7 @@ void runMain(
       bus,
       desktop,
       deviceName: config.deviceName,
+      commandKey,
       snapshotTtlMs: config.snapshotTtl,
       heartbeatMs: config.heartbeat,
       logger,

@@ -1,10 +1,15 @@
 import { limits } from '../limits';
 
-/** A device name: free text as screenpipe sends it ("MacBook Pro", "monitor_1"), no control characters. */
+/**
+ * A device name: free text as screenpipe sends it ("MacBook Pro", "monitor_1"), no control
+ * characters, at most maxDeviceNameBytes in UTF-8 so that it always fits an AMQP routing key
+ * (a name of that many bytes has at most that many characters: maxLength is the cheap bound).
+ */
 export const deviceNameSchema = {
   type: 'string',
   minLength: 1,
-  maxLength: limits.maxDeviceNameLength,
+  maxLength: limits.maxDeviceNameBytes,
+  'x-max-bytes': limits.maxDeviceNameBytes,
   pattern: '^[^\\u0000-\\u001f\\u007f]*$',
 } as const;
 

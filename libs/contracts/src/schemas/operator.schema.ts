@@ -118,33 +118,52 @@ export const listElementsResponseSchema = {
 } as const;
 
 /**
+ * The id of the token a command was sent with. A listing remembers it, and a press without
+ * cache_id may use only a listing made with the same token (another client's listing: 409).
+ */
+const requestedBySchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+/**
  * Payload of operator.command (gateway -> one device's agent). Key names are canonical: the
- * gateway resolves aliases and key_combo first. timeout_ms is the sender's deadline, counted
- * from the envelope's sent_at: the agent presses nothing once sent_at + timeout_ms (less a
- * safety margin) has passed on its clock, so a press never lands after the sender gave up.
+ * gateway resolves aliases and key_combo first. budget_ms is the agent's time to act, counted on
+ * its own monotonic clock from the command's receipt; timeout_ms is the gateway's whole wait
+ * from sent_at, which the agent also checks on its wall clock (a command that sat in a stalled
+ * agent's buffer). See operator-timing.ts: a press never lands after the sender gave up.
  */
 export const operatorCommandSchema = {
   type: 'object',
-  required: ['action', 'timeout_ms'],
+  required: ['action', 'timeout_ms', 'budget_ms'],
   discriminator: { propertyName: 'action' },
   oneOf: [
     {
       type: 'object',
-      required: ['action', 'timeout_ms', 'app_name'],
+      required: ['action', 'timeout_ms', 'budget_ms', 'requested_by', 'app_name'],
       additionalProperties: false,
       properties: {
         action: { const: 'list' },
         timeout_ms: { type: 'integer', minimum: 1 },
+        budget_ms: { type: 'integer', minimum: 1 },
+        requested_by: requestedBySchema,
         ...listFilterProperties,
       },
     },
     {
       type: 'object',
-      required: ['action', 'timeout_ms', 'element_index', 'key', 'modifiers'],
+      required: [
+        'action',
+        'timeout_ms',
+        'budget_ms',
+        'requested_by',
+        'element_index',
+        'key',
+        'modifiers',
+      ],
       additionalProperties: false,
       properties: {
         action: { const: 'press' },
         timeout_ms: { type: 'integer', minimum: 1 },
+        budget_ms: { type: 'integer', minimum: 1 },
+        requested_by: requestedBySchema,
         element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
         /** The listing element_index refers to; absent = the device's newest listing. */
         cache_id: cacheIdSchema,

@@ -1,12 +1,12 @@
-import { loadOrCreateLocalToken } from './local-token';
+import { loadOrCreateLocalToken, type LocalToken } from './local-token';
 import { isLoopback } from './loopback';
 import { createTokenRegistry, parseTokens } from './tokens';
 import type { AuthOptions } from '../entry/authenticate';
 
 export interface AuthSetup {
   auth: AuthOptions;
-  /** Set when no tokens were configured: the generated local token, to print at start. */
-  localToken?: string;
+  /** Set when no tokens were configured: the local token, its file, whether it is new. */
+  localToken?: LocalToken;
 }
 
 /**
@@ -41,7 +41,7 @@ export function resolveAuth(config: {
   }
   const local = loadOrCreateLocalToken(config.dataDir);
   return {
-    auth: { tokens: createTokenRegistry([local]), allowUnauthenticatedLoopback: allow },
-    localToken: local.token,
+    auth: { tokens: createTokenRegistry([local.entry]), allowUnauthenticatedLoopback: allow },
+    localToken: local,
   };
 }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
-import { isLoopback } from '../auth/loopback';
+import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
 import { HttpError } from './http-errors';
 
 export interface AuthOptions {
@@ -10,12 +10,13 @@ export interface AuthOptions {
 }
 
 /**
- * What screenpipe's unmodified local clients need: pushing content and reading the archive.
+ * What screenpipe's unmodified local clients need: pushing content, and reading and setting up
+ * the archive (its desktop app posts /archive/init and /archive/configure without a token).
  * Never the operator scope: a key press into a desktop always needs a token, even locally.
  */
 const anonymousLoopback: TokenGrant = {
   id: 'unauthenticated-loopback',
-  scopes: ['ingest', 'archive:read'],
+  scopes: ['ingest', 'archive:read', 'archive:write'],
 };
 
 declare module 'express-serve-static-core' {
@@ -33,6 +34,7 @@ export function requireScope(scope: Scope, options: AuthOptions): RequestHandler
       grant = match?.[1] ? options.tokens.find(match[1]) : undefined;
       if (!grant) throw unauthorized('the bearer token is not valid');
     } else if (options.allowUnauthenticatedLoopback && isLoopback(req.socket.remoteAddress)) {
+      assertNotRebound(req.get('host'), req.get('origin'));
       grant = anonymousLoopback;
     } else {
       throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
@@ -52,6 +54,36 @@ export function assertDeviceAllowed(grant: TokenGrant, device: string): void {
       403,
       'forbidden_device',
       `token ${grant.id} is not allowed for device "${device}"`,
+    );
+  }
+}
+
+/**
+ * A loopback peer is not enough without a token: a web page can reach 127.0.0.1 through DNS
+ * rebinding, but its browser still sends the page's own Host and Origin. Only a loopback Host
+ * and no Origin (not a browser) or a loopback one are served without a token.
+ */
+function assertNotRebound(host: string | undefined, origin: string | undefined): void {
+  if (!isLoopbackHost(host)) {
+    throw new HttpError(
+      403,
+      'foreign_host',
+      'a request without a token must be addressed to a loopback Host (127.0.0.1, localhost or [::1])',
+      [
+        {
+          path: 'headers.host',
+          rule: 'loopback',
+          detail: `Host ${host ?? '(none)'} is not loopback`,
+        },
+      ],
+    );
+  }
+  if (!isLoopbackOrigin(origin)) {
+    throw new HttpError(
+      403,
+      'foreign_origin',
+      'a request without a token may not come from a web page of another origin',
+      [{ path: 'headers.origin', rule: 'loopback', detail: `Origin ${origin} is not loopback` }],
     );
   }
 }

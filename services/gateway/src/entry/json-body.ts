@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
+import { limits, scanJsonSizes, type FieldError } from '@screenfleet/contracts';
 import { HttpError } from './http-errors';
 
 /**
@@ -24,6 +25,17 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
       // body-parser rewraps errors thrown here (status 403); its `type` survives, so use that.
       if (!isUtf8(buffer))
         throw Object.assign(new Error('invalid UTF-8'), { type: 'body.invalid_utf8' });
+      // Before JSON.parse, which takes seconds over millions of elements: no container may hold
+      // more than any schema allows (e.g. 8 million zeros in content.data: 400 maxItems).
+      const oversized = scanJsonSizes(buffer, {
+        arrayItems: limits.maxArrayItemsAnywhere,
+        objectKeys: limits.maxObjectKeysAnywhere,
+      });
+      if (oversized)
+        throw Object.assign(new Error(oversized.detail), {
+          type: 'body.too_many_entries',
+          fieldError: oversized,
+        });
     },
   });
   return [requireJson, parse];
@@ -33,6 +45,7 @@ interface BodyParserError {
   type?: string;
   status?: number;
   limit?: number;
+  fieldError?: FieldError;
 }
 
 const bodyErrors: Record<string, (error: BodyParserError) => HttpError> = {
@@ -48,6 +61,13 @@ const bodyErrors: Record<string, (error: BodyParserError) => HttpError> = {
       'Content-Encoding must be gzip, deflate, br or none',
     ),
   'body.invalid_utf8': () => new HttpError(400, 'invalid_utf8', 'the body is not valid UTF-8'),
+  'body.too_many_entries': (error) =>
+    new HttpError(
+      400,
+      'validation_failed',
+      `invalid body: ${error.fieldError?.detail ?? 'too many entries'}`,
+      error.fieldError ? [error.fieldError] : [],
+    ),
   'request.aborted': () => new HttpError(400, 'aborted', 'the request was aborted'),
 };
 

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import {
   Router,
   type ErrorRequestHandler,
@@ -15,6 +16,7 @@ import {
   toListCommand,
   toPressCommand,
 } from '../operator-commands';
+import { ListingDevices } from '../listing-devices';
 import type { OperatorMetrics } from '../operator-metrics';
 import type { OperatorPresenceTracker } from '../operator-presence';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
@@ -33,6 +35,8 @@ export interface OperatorRoutesDeps {
   metrics: OperatorMetrics;
   logger: Logger;
   timeoutMs: number;
+  /** Signs every command; without it agents refuse them (unsigned). */
+  signingKey?: KeyObject | undefined;
 }
 
 type Action = 'list' | 'press';
@@ -137,10 +141,23 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestH
   const options = (res: Response) => ({
     timeoutMs: deps.timeoutMs,
     requestId: res.locals.requestId,
+    signingKey: deps.signingKey,
   });
-  /** A bound token sees (and may default to) only its own devices. */
-  const deviceFor = (res: Response, deviceName: string | undefined): string => {
-    const device = deps.presence.resolve(deviceName, { allowed: res.locals.grant.devices });
+  const listings = new ListingDevices();
+  /**
+   * A bound token sees (and may default to) only its own devices. A press that names no device
+   * goes where its listing was made (resolved once, at listing time), when this gateway saw it.
+   */
+  const deviceFor = (
+    res: Response,
+    deviceName: string | undefined,
+    listing?: { cacheId: string | undefined },
+  ): string => {
+    const listed = listing && listings.deviceFor(res.locals.grant.id, listing.cacheId);
+    const device =
+      deviceName ??
+      listed ??
+      deps.presence.resolve(deviceName, { allowed: res.locals.grant.devices });
     assertDeviceAllowed(res.locals.grant, device);
     return device;
   };
@@ -153,9 +170,11 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestH
       audit.device = request.device_name;
       const device = deviceFor(res, request.device_name);
       audit.device = device;
-      const command = toListCommand(request, deps.timeoutMs);
+      const command = toListCommand(request, deps.timeoutMs, res.locals.grant.id);
       const result = await sendOperatorCommand(deps.bus, device, command, options(res));
       const listing = listingOf(result);
+      const { cache_id: cacheId, ttl_seconds: ttl } = listing.cache_info;
+      listings.remember(res.locals.grant.id, cacheId, device, ttl * 1000);
       audit.elements = listing.cache_info.element_count;
       audit.cacheId = listing.cache_info.cache_id;
       res.json(listing);
@@ -166,7 +185,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestH
     operatorPaths.press,
     audited('press', async (req, res, audit) => {
       const request = validators.pressKeyRequest.parse(req.body);
-      const command = toPressCommand(request, deps.timeoutMs);
+      const command = toPressCommand(request, deps.timeoutMs, res.locals.grant.id);
       Object.assign(audit, {
         elementIndex: command.element_index,
         cacheId: command.cache_id,
@@ -174,7 +193,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [Router, ErrorRequestH
         modifiers: command.modifiers,
         device: request.device_name,
       });
-      const device = deviceFor(res, request.device_name);
+      const device = deviceFor(res, request.device_name, { cacheId: command.cache_id });
       audit.device = device;
       const result = await sendOperatorCommand(deps.bus, device, command, options(res));
       res.json(operationResultOf(result));

@@ -1,10 +1,19 @@
-import { SCHEMA_VERSION, validators, type ContentBatch } from '@screenfleet/contracts';
+import {
+  SCHEMA_VERSION,
+  StoreUnavailableError,
+  validators,
+  type ContentBatch,
+} from '@screenfleet/contracts';
 import type { Delivery, Outcome } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
-import type { ContentDocument, ContentStore } from '@screenfleet/storage';
+import {
+  ContentRejectedError,
+  type ContentDocument,
+  type ContentStore,
+} from '@screenfleet/storage';
 import { createMicroBatcher, type MicroBatcherOptions } from '../domain/micro-batcher';
 import { toDocuments } from '../domain/to-documents';
-import { writeBatches, type RetryPolicy } from '../domain/write-batches';
+import { writeBatches, type MessageOutcome, type RetryPolicy } from '../domain/write-batches';
 import type { IngestMetrics } from '../metrics';
 
 export interface ContentBatchConsumerDeps {
@@ -13,6 +22,11 @@ export interface ContentBatchConsumerDeps {
   logger: Logger;
   grouping: MicroBatcherOptions;
   retry: RetryPolicy;
+  /**
+   * Waits before giving back a message that failed for an unknown reason (resolves early when
+   * the worker stops), so it is not redelivered at once and dead-lettered within a second.
+   */
+  pauseBeforeRedelivery: (deliveryCount: number) => Promise<void>;
 }
 
 /** Translates content.batch messages into grouped writes; the returned outcome decides the ack. */
@@ -22,20 +36,40 @@ export function createContentBatchConsumer({
   logger,
   grouping,
   retry,
+  pauseBeforeRedelivery,
 }: ContentBatchConsumerDeps) {
-  const batcher = createMicroBatcher<ContentDocument[], Outcome>(async (groups) => {
+  const batcher = createMicroBatcher<ContentDocument[], MessageOutcome>(async (groups) => {
     metrics.writeBatchItems.observe(groups.reduce((n, g) => n + g.length, 0));
     const stopTimer = metrics.writeDuration.startTimer();
     const report = await writeBatches(store, groups, retry);
     stopTimer();
     metrics.itemsWritten.inc(report.totals.inserted);
     metrics.itemsAlreadyStored.inc(report.totals.alreadyStored);
-    return report.outcomes.map((outcome) => {
-      if (outcome.written) return 'ack';
-      logger.warn({ err: outcome.error }, 'content batch not written; it will be redelivered');
-      return 'retry';
-    });
+    return report.outcomes;
   }, grouping);
+
+  /**
+   * Written: ack. Rejected by the store (too large, invalid): it can never succeed, dead-letter
+   * it now. Store unavailable (only when the worker stops mid-outage): give it back. Anything
+   * else: give it back after a pause growing with its deliveries, so the delivery limit spans
+   * about a minute rather than ten immediate retries.
+   */
+  async function settle(outcome: MessageOutcome, delivery: Delivery<unknown>): Promise<Outcome> {
+    if (outcome.written) return 'ack';
+    const { error } = outcome;
+    const messageId = delivery.envelope.message_id;
+    if (error instanceof ContentRejectedError) {
+      logger.error({ err: error, messageId }, 'content batch refused by the store: dead-lettered');
+      return 'dead';
+    }
+    if (error instanceof StoreUnavailableError) return 'retry';
+    logger.warn(
+      { err: error, messageId, deliveryCount: delivery.deliveryCount },
+      'content batch not written; it will be redelivered',
+    );
+    await pauseBeforeRedelivery(delivery.deliveryCount);
+    return 'retry';
+  }
 
   async function handle(delivery: Delivery<unknown>): Promise<Outcome> {
     if (delivery.redelivered) metrics.redeliveries.inc();
@@ -44,7 +78,8 @@ export function createContentBatchConsumer({
     return outcome;
   }
 
-  async function decide({ envelope }: Delivery<unknown>): Promise<Outcome> {
+  async function decide(delivery: Delivery<unknown>): Promise<Outcome> {
+    const { envelope } = delivery;
     const errors =
       envelope.type !== 'content.batch' || envelope.schema_version !== SCHEMA_VERSION
         ? [{ path: 'type', rule: 'const', detail: `not a content.batch v${SCHEMA_VERSION}` }]
@@ -59,7 +94,7 @@ export function createContentBatchConsumer({
     }
     const documents = toDocuments(envelope.payload as ContentBatch);
     if (documents.length === 0) return 'ack';
-    return batcher.add(documents, documents.length);
+    return settle(await batcher.add(documents, documents.length), delivery);
   }
 
   return { handle, drain: () => batcher.drain() };

@@ -6,6 +6,7 @@
  */
 import {
   ConflictError,
+  TimeoutError,
   modifierNames,
   toKeyName,
   toModifierName,
@@ -27,16 +28,38 @@ export interface Bounds {
 export type Interactability = ContractInteractability;
 
 /**
- * Bounds one desktop call by the caller's deadline (epoch ms, Date.now's clock): the adapter
- * waits no longer than that and starts nothing visible (a click) once it has passed.
+ * The clock deadlines are read on: monotonic milliseconds (performance.now), so neither clock
+ * skew between machines nor a wall-clock step (NTP) moves a deadline.
+ */
+export const monotonicNow = (): number => performance.now();
+
+/**
+ * Bounds one desktop call by the caller's deadline (monotonicNow's clock): the adapter waits no
+ * longer than that and starts nothing visible (a click, a key going down) once it has passed.
  */
 export interface CallOptions {
-  deadline?: number;
+  deadline?: number | undefined;
 }
 
 /** Milliseconds left before the deadline (never negative); Infinity without one. */
-export function timeLeft(deadline: number | undefined, now = Date.now()): number {
+export function timeLeft(deadline: number | undefined, now = monotonicNow()): number {
   return deadline === undefined ? Infinity : Math.max(0, deadline - now);
+}
+
+/** The command's deadline passed before it was done: nothing (more) was pressed. Code 'timeout'. */
+export class DeadlinePassedError extends TimeoutError {}
+
+/** DeadlinePassedError when `now` is past the deadline. */
+export function assertBeforeDeadline(
+  deadline: number | undefined,
+  now: number,
+  what: string,
+): void {
+  if (deadline !== undefined && now > deadline) {
+    throw new DeadlinePassedError(
+      `${what}: ${Math.round(now - deadline)} ms past its deadline, not executed (nothing pressed)`,
+    );
+  }
 }
 
 /**
@@ -111,9 +134,10 @@ export interface Desktop {
   describe(element: UiElement, options?: CallOptions): Promise<UiElement | null>;
   /**
    * Holds the modifiers, presses and releases the key, then releases every modifier, also when
-   * the press fails. Presses never interleave: concurrent calls run one after the other.
+   * the press fails. Presses never interleave: concurrent calls run one after the other. No key
+   * goes down once the deadline has passed (DeadlinePassedError); releases always go.
    */
-  pressKey(key: KeyName, modifiers: ModifierName[]): Promise<void>;
+  pressKey(key: KeyName, modifiers: ModifierName[], options?: CallOptions): Promise<void>;
   close(): Promise<void>;
 }
 

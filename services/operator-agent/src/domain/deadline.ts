@@ -1,47 +1,33 @@
-import { AppError, TimeoutError } from '@screenfleet/contracts';
+import { AppError, operatorTimings } from '@screenfleet/contracts';
 
-/**
- * Taken off the sender's deadline: the reply's trip back and a small clock difference between
- * gateway and agent. The margin shortens the window, never extends it, so a press cannot land
- * after the gateway answered 504.
- */
-export const DEADLINE_MARGIN_MS = 250;
+export { assertBeforeDeadline, DeadlinePassedError } from '../desktop';
 
-/**
- * A sent_at further than this in the future means the clocks disagree too much for any
- * deadline to be trusted (the agent's clock is behind, so a stalled command would look young).
- */
-export const CLOCK_SKEW_MS = 1000;
-
-/** The command's deadline passed before it was done: nothing was pressed. Code 'timeout'. */
-export class DeadlinePassedError extends TimeoutError {}
-
-/**
- * The local time (epoch ms) after which a command must not act: sent_at + timeout_ms less the
- * margin. A sent_at slightly in the future (clock skew) counts from the time it was received,
- * so skew never lengthens the window; more than CLOCK_SKEW_MS in the future is refused.
- */
-export function commandDeadline(sentAt: string, timeoutMs: number, receivedAt: number): number {
-  const sent = Date.parse(sentAt);
-  const ahead = sent - receivedAt;
-  if (!Number.isFinite(sent) || ahead > CLOCK_SKEW_MS) {
-    throw new AppError(
-      'operation_failed',
-      `the command's sent_at ${sentAt} is ${Number.isFinite(ahead) ? `${ahead} ms ahead of` : 'not comparable with'} this agent's clock (tolerance ${CLOCK_SKEW_MS} ms): its deadline cannot be kept, so it is not executed; synchronise the clocks (NTP)`,
-    );
-  }
-  return Math.min(sent, receivedAt) + timeoutMs - DEADLINE_MARGIN_MS;
+/** The agent's two clocks: wall time (epoch ms) and monotonic time (performance.now). */
+export interface AgentClock {
+  wall: () => number;
+  monotonic: () => number;
 }
 
-/** DeadlinePassedError when `now` is past the deadline. */
-export function assertBeforeDeadline(
-  deadline: number | undefined,
-  now: number,
-  what: string,
-): void {
-  if (deadline !== undefined && now > deadline) {
-    throw new DeadlinePassedError(
-      `${what}: ${now - deadline} ms past its deadline, not executed (nothing pressed)`,
-    );
+export const systemClock: AgentClock = { wall: Date.now, monotonic: () => performance.now() };
+
+/**
+ * The monotonic time after which a command must start nothing visible. The earlier of:
+ * - receipt + budget_ms, on this agent's monotonic clock: the gateway waits expiration + budget
+ *   + grace (operatorTimings), so the press ends before its answer whatever the wall clocks say;
+ * - sent_at + timeout_ms - grace on this agent's wall clock: catches a command that sat in the
+ *   socket buffer of a stalled agent (its receipt looks recent). With a clock behind the
+ *   gateway's this bound is late, never early, and the budget still holds.
+ */
+export function commandDeadline(
+  command: { budget_ms: number; timeout_ms: number },
+  sentAt: string,
+  received: { wall: number; monotonic: number },
+): number {
+  const sent = Date.parse(sentAt);
+  if (!Number.isFinite(sent)) {
+    throw new AppError('validation_failed', `the command's sent_at ${sentAt} is not a time`);
   }
+  const { graceMs } = operatorTimings(command.timeout_ms);
+  const wallLeft = sent + command.timeout_ms - graceMs - received.wall;
+  return received.monotonic + Math.min(command.budget_ms, wallLeft);
 }

@@ -41,6 +41,9 @@ function fakeDesktop(now: (e: UiElement) => UiElement | null = (e) => e) {
   return { desktop, calls };
 }
 
+/** Both clocks at `ms` (wall time for the snapshot, monotonic for the deadline). */
+const at = (ms: number) => ({ wall: () => ms, monotonic: () => ms });
+
 const press = { elementIndex: 2, key: 'k' as const, modifiers: ['ctrl' as const] };
 
 describe('press by index', () => {
@@ -49,7 +52,7 @@ describe('press by index', () => {
     snapshots.save('chromium', page, 1000);
     const { desktop, calls } = fakeDesktop();
 
-    const message = await pressByIndex(desktop, snapshots, press, () => 2000);
+    const message = await pressByIndex(desktop, snapshots, press, at(2000));
 
     expect(calls).toEqual(['focus Last name', 'press ctrl+k']);
     expect(message).toMatch(/pressed ctrl\+k on element 2 \(entry 'Last name'\)/);
@@ -65,9 +68,7 @@ describe('press by index', () => {
     snapshots.save('chromium', page, 1000);
     const { desktop, calls } = fakeDesktop(now);
 
-    const error = await pressByIndex(desktop, snapshots, press, () => 2000).catch(
-      (e: unknown) => e,
-    );
+    const error = await pressByIndex(desktop, snapshots, press, at(2000)).catch((e: unknown) => e);
 
     expect(error).toMatchObject({ code: 'conflict', message: expect.stringMatching(message) });
     expect(calls).toEqual([]);
@@ -76,12 +77,12 @@ describe('press by index', () => {
   it('when there is no listing or it expired, then 409', async () => {
     const snapshots = new SnapshotStore(5000);
     const { desktop, calls } = fakeDesktop();
-    await expect(pressByIndex(desktop, snapshots, press, () => 0)).rejects.toMatchObject({
+    await expect(pressByIndex(desktop, snapshots, press, at(0))).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringMatching(/no element listing/),
     });
     snapshots.save('chromium', page, 1000);
-    await expect(pressByIndex(desktop, snapshots, press, () => 6000)).rejects.toMatchObject({
+    await expect(pressByIndex(desktop, snapshots, press, at(6000))).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringMatching(/expired/),
     });
@@ -96,7 +97,7 @@ describe('press by index', () => {
       desktop,
       snapshots,
       { ...press, elementIndex: 4 },
-      () => 2000,
+      at(2000),
     ).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'validation_failed' });
     expect((error as AppError).fieldErrors[0]?.detail).toMatch(/0 to 3/);
@@ -107,7 +108,7 @@ describe('press by index', () => {
     snapshots.save('chromium', page, 1000);
     const { desktop } = fakeDesktop();
     desktop.pressKey = () => Promise.reject(new Error('XTest refused'));
-    await expect(pressByIndex(desktop, snapshots, press, () => 2000)).rejects.toMatchObject({
+    await expect(pressByIndex(desktop, snapshots, press, at(2000))).rejects.toMatchObject({
       code: 'operation_failed',
       message: 'the key press failed: XTest refused',
     });
@@ -120,7 +121,7 @@ describe('press by index', () => {
     const { desktop, calls } = fakeDesktop();
 
     await expect(
-      pressByIndex(desktop, snapshots, { ...press, cacheId: first.cacheId }, () => 2000),
+      pressByIndex(desktop, snapshots, { ...press, cacheId: first.cacheId }, at(2000)),
     ).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringContaining(`listing ${first.cacheId} is no longer`),
@@ -131,7 +132,7 @@ describe('press by index', () => {
       desktop,
       snapshots,
       { ...press, elementIndex: 0, cacheId: second.cacheId },
-      () => 2000,
+      at(2000),
     );
     expect(calls).toEqual(['focus Editor', 'press ctrl+k']);
   });
@@ -141,7 +142,7 @@ describe('press by index', () => {
     const { cacheId } = snapshots.save('chromium', page, 1000);
     const { desktop, calls } = fakeDesktop();
     await expect(
-      pressByIndex(desktop, snapshots, { ...press, cacheId }, () => 6000),
+      pressByIndex(desktop, snapshots, { ...press, cacheId }, at(6000)),
     ).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/expired/) });
     expect(calls).toEqual([]);
   });
@@ -151,7 +152,7 @@ describe('press by index', () => {
     snapshots.save('chromium', page, 1000);
     snapshots.save('gedit', [buildElement({ name: 'Editor' })], 1500);
     const { desktop, calls } = fakeDesktop();
-    await pressByIndex(desktop, snapshots, { ...press, elementIndex: 0 }, () => 2000);
+    await pressByIndex(desktop, snapshots, { ...press, elementIndex: 0 }, at(2000));
     expect(calls[0]).toBe('focus Editor');
   });
 });
@@ -179,7 +180,7 @@ describe('press by index against its deadline', () => {
     };
     const snapshots = new SnapshotStore(30_000);
     snapshots.save('chromium', page, clock);
-    return { desktop, snapshots, calls, now: () => clock };
+    return { desktop, snapshots, calls, now: { wall: () => clock, monotonic: () => clock } };
   }
 
   it('when describe is slow enough to pass the deadline, then nothing is focused or pressed (timeout)', async () => {
@@ -226,8 +227,11 @@ describe('press by index against its deadline', () => {
     desktop.focus = async (_e, options) => {
       seen.push(options);
     };
-    await pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, () => 1500);
-    expect(seen).toEqual([{ deadline: 2000 }, { deadline: 2000 }]);
+    desktop.pressKey = async (_key, _modifiers, options) => {
+      seen.push(options);
+    };
+    await pressByIndex(desktop, snapshots, { ...press, deadline: 2000 }, at(1500));
+    expect(seen).toEqual([{ deadline: 2000 }, { deadline: 2000 }, { deadline: 2000 }]);
   });
 });
 

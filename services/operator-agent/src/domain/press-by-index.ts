@@ -6,16 +6,23 @@ import {
   type ModifierName,
 } from '@screenfleet/contracts';
 import { ElementGoneError, type Bounds, type Desktop, type UiElement } from '../desktop';
-import { assertBeforeDeadline, DeadlinePassedError } from './deadline';
+import {
+  assertBeforeDeadline,
+  DeadlinePassedError,
+  systemClock,
+  type AgentClock,
+} from './deadline';
 import type { SnapshotStore } from './snapshots';
 
 export interface PressByIndex {
   elementIndex: number;
-  /** The listing the index was read from; undefined = the newest. */
+  /** The listing the index was read from; undefined = the newest, if `requestedBy` made it. */
   cacheId?: string;
+  /** The token of the press (the command's requested_by). */
+  requestedBy?: string;
   key: KeyName;
   modifiers: ModifierName[];
-  /** Epoch ms (the `now` clock) after which nothing may be pressed. */
+  /** Monotonic ms (the clock's `monotonic`) after which nothing may be pressed. */
   deadline?: number;
 }
 
@@ -40,8 +47,9 @@ export function elementAt(
   index: number,
   now: number,
   cacheId?: string,
+  requestedBy?: string,
 ): UiElement {
-  const { elements, cacheId: current } = snapshots.current(now, cacheId);
+  const { elements, cacheId: current } = snapshots.current(now, cacheId, requestedBy);
   const element = elements[index];
   if (!element) {
     const range = elements.length === 0 ? 'it is empty' : `0 to ${elements.length - 1}`;
@@ -66,9 +74,10 @@ export async function pressByIndex(
   desktop: Desktop,
   snapshots: SnapshotStore,
   press: PressByIndex,
-  now: () => number = Date.now,
+  clock: AgentClock = systemClock,
 ): Promise<string> {
   const { deadline } = press;
+  const now = clock.monotonic;
   /** A step that failed because it ran out of time is the deadline's refusal, not a failure. */
   const step = async <T>(what: string, action: () => Promise<T>): Promise<T> => {
     try {
@@ -79,7 +88,13 @@ export async function pressByIndex(
     }
   };
 
-  const listed = elementAt(snapshots, press.elementIndex, now(), press.cacheId);
+  const listed = elementAt(
+    snapshots,
+    press.elementIndex,
+    clock.wall(),
+    press.cacheId,
+    press.requestedBy,
+  );
   const current = await step('reading the element', () => desktop.describe(listed, { deadline }));
   if (!current) throw new ElementGoneError(listed);
   const changed = differences(listed, current);
@@ -92,7 +107,7 @@ export async function pressByIndex(
   await step('focusing the element', () => desktop.focus(listed, { deadline }));
   assertBeforeDeadline(deadline, now(), 'before the key press');
   try {
-    await desktop.pressKey(press.key, press.modifiers);
+    await desktop.pressKey(press.key, press.modifiers, { deadline });
   } catch (error) {
     if (error instanceof AppError && error.code !== 'operation_failed') throw error;
     const reason = error instanceof Error ? error.message : String(error);

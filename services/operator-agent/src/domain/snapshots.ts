@@ -9,6 +9,8 @@ export interface Snapshot {
   elements: readonly UiElement[];
   takenAt: number;
   expiresAt: number;
+  /** The token the listing was made with (the command's requested_by). */
+  requestedBy?: string | undefined;
 }
 
 /**
@@ -23,22 +25,25 @@ export class SnapshotStore {
 
   constructor(readonly ttlMs: number) {}
 
-  save(app: string, elements: readonly UiElement[], now: number): Snapshot {
+  save(app: string, elements: readonly UiElement[], now: number, requestedBy?: string): Snapshot {
     this.newest = {
       cacheId: randomUUID(),
       app,
       elements,
       takenAt: now,
       expiresAt: now + this.ttlMs,
+      requestedBy,
     };
     return this.newest;
   }
 
   /**
    * The current snapshot, which must be `cacheId` when one is given; ConflictError (409) when
-   * there is none, it expired, or a newer listing replaced the one named.
+   * there is none, it expired, or a newer listing replaced the one named. Without a cacheId the
+   * newest listing must have been made by `requestedBy` (the same token): another client's
+   * listing of another app would have the index point at another element.
    */
-  current(now: number, cacheId?: string): Snapshot {
+  current(now: number, cacheId?: string, requestedBy?: string): Snapshot {
     const snapshot = this.newest;
     if (!snapshot) {
       throw new ConflictError(
@@ -48,6 +53,11 @@ export class SnapshotStore {
     if (cacheId !== undefined && cacheId !== snapshot.cacheId) {
       throw new ConflictError(
         `the element listing ${cacheId} is no longer this device's current one (a newer listing, ${snapshot.cacheId}, replaced it): list the elements again`,
+      );
+    }
+    if (cacheId === undefined && snapshot.requestedBy !== requestedBy) {
+      throw new ConflictError(
+        `the newest element listing on this device (${snapshot.cacheId}) was made by another client: send the cache_id of your own listing (cache_info.cache_id), or list the elements again`,
       );
     }
     if (now >= snapshot.expiresAt) {

@@ -12,7 +12,14 @@ import {
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
 import type { Desktop } from '../desktop';
-import { assertBeforeDeadline, commandDeadline, DeadlinePassedError } from '../domain/deadline';
+import {
+  assertBeforeDeadline,
+  commandDeadline,
+  DeadlinePassedError,
+  systemClock,
+  type AgentClock,
+} from '../domain/deadline';
+import { CommandRefusedError, type CommandGuard } from '../domain/command-guard';
 import { toListing } from '../domain/listing';
 import { pressByIndex, type PressByIndex } from '../domain/press-by-index';
 import type { SnapshotStore } from '../domain/snapshots';
@@ -23,7 +30,10 @@ export interface CommandHandlerDeps {
   snapshots: SnapshotStore;
   metrics: AgentMetrics;
   logger: Logger;
-  now?: () => number;
+  /** Wall clock for snapshots and sent_at, monotonic clock for deadlines (tests inject both). */
+  clock?: AgentClock;
+  /** Signature, freshness and replay checks; without one every command is trusted (unit tests). */
+  guard?: CommandGuard;
 }
 
 /**
@@ -47,12 +57,13 @@ function toFailure(error: unknown): OperatorResult {
 /**
  * Translates operator.command messages into the list and press use cases and answers every
  * command with an operator.result: errors become a result with their code, never a throw, so
- * the gateway always gets an answer it can map. A command's deadline is its sent_at plus
- * timeout_ms (less a margin): past it, nothing is pressed, whether the command sat in a buffer
- * while the agent was stalled or the desktop was slow to describe or focus the element.
+ * the gateway always gets an answer it can map. A command's deadline (domain/deadline.ts) is
+ * set at receipt: past it, nothing is pressed, whether the command sat in a buffer while the
+ * agent was stalled or the desktop was slow to describe or focus the element.
  */
 export function createCommandHandler(deps: CommandHandlerDeps) {
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
+  const now = clock.wall;
   const logger = deps.logger.child({ component: 'commands' });
 
   const list = async (command: ListCommand): Promise<OperatorResult> => {
@@ -62,7 +73,7 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
       windowName: command.window_name ?? undefined,
     });
     stop();
-    const snapshot = deps.snapshots.save(command.app_name, elements, now());
+    const snapshot = deps.snapshots.save(command.app_name, elements, now(), command.requested_by);
     const listing = toListing(snapshot, command);
     return {
       success: true,
@@ -77,9 +88,10 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
       key: command.key as KeyName,
       modifiers: command.modifiers as ModifierName[],
       deadline,
+      requestedBy: command.requested_by,
     };
     if (command.cache_id !== undefined) request.cacheId = command.cache_id;
-    const message = await pressByIndex(deps.desktop, deps.snapshots, request, now);
+    const message = await pressByIndex(deps.desktop, deps.snapshots, request, clock);
     return { success: true, message };
   };
 
@@ -93,20 +105,30 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
   };
 
   return async function handle(envelope: Envelope<unknown>): Promise<Envelope<OperatorResult>> {
-    const started = now();
+    const received = { wall: clock.wall(), monotonic: clock.monotonic() };
+    const started = received.wall;
     let action = 'invalid';
     let result: OperatorResult;
     try {
+      deps.guard?.assertSigned(envelope);
       const command = validators.operatorCommand.parse(envelope.payload);
       action = command.action;
-      const deadline = commandDeadline(envelope.sent_at, command.timeout_ms, started);
+      deps.guard?.assertFresh(envelope, command.timeout_ms);
+      const deadline = commandDeadline(command, envelope.sent_at, received);
       assertBeforeDeadline(
         deadline,
-        started,
-        `command ${envelope.message_id} (sent ${envelope.sent_at}, timeout ${command.timeout_ms} ms)`,
+        received.monotonic,
+        `command ${envelope.message_id} (sent ${envelope.sent_at}, timeout ${command.timeout_ms} ms, budget ${command.budget_ms} ms)`,
       );
       result = await run(command, deadline);
     } catch (error) {
+      if (error instanceof CommandRefusedError) {
+        deps.metrics.refused.inc({ reason: error.reason });
+        logger.warn(
+          { audit: 'operator', messageId: envelope.message_id, refused: error.reason },
+          error.message,
+        );
+      }
       result = toFailure(error);
     }
     const outcome = result.success ? 'success' : (result.code ?? 'operation_failed');

@@ -69,7 +69,7 @@ async function waitFocused(
 
 /**
  * Checks the desktop first (DesktopUnavailableError with the reason when it cannot be driven),
- * then connects to the accessibility bus. nut-js loads on the first key press or click.
+ * then connects to the accessibility bus and starts the input child (nut-js).
  */
 export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<Desktop> {
   const { env } = options;
@@ -84,6 +84,15 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     throw new DesktopUnavailableError('Cannot connect to the accessibility bus', { cause: error });
   }
   const input = nutInput({ ...env });
+  // Started now, not on the first press: loading nut-js takes up to seconds, which a press's
+  // deadline does not have. Its start releases every modifier a previous agent may have left.
+  try {
+    await input.start();
+  } catch (error) {
+    client.close();
+    input.close();
+    throw error;
+  }
   let closed = false;
   const open = (): AtspiClient => {
     if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
@@ -184,19 +193,22 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
           grabFocus: async (waitMs) =>
             (await atspi.grabFocus(ref)) && (await waitFocused(atspi, ref, waitMs)),
           extents: () => atspi.extents(ref),
-          click: (x, y) => input.click(x, y),
+          click: (x, y) => input.click(x, y, { deadline: options.deadline }),
           isGone: isGoneError,
         },
         { focusTimeoutMs, deadline: options.deadline },
       );
     },
 
-    async pressKey(key: KeyName, modifiers: ModifierName[]) {
+    async pressKey(key: KeyName, modifiers: ModifierName[], options = {}) {
       open();
       const held = validateKeyPress(key, modifiers);
       const nutKey = nutKeyName(key);
       const nutModifiers = held.map(nutModifierName);
-      await input.withKeyboard((keyboard) => pressWithModifiers(keyboard, nutKey, nutModifiers));
+      await input.withKeyboard(
+        (keyboard) => pressWithModifiers(keyboard, nutKey, nutModifiers),
+        options,
+      );
     },
 
     close() {

@@ -10,7 +10,13 @@
  * child releases whatever it still holds when the IPC channel closes, then exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { DesktopUnavailableError } from '../desktop';
+import {
+  assertBeforeDeadline,
+  DesktopUnavailableError,
+  monotonicNow,
+  timeLeft,
+  type CallOptions,
+} from '../desktop';
 
 /** Key toggles by nut-js `Key` name ('LeftShift', 'A', 'Return' ...). */
 export interface KeyboardDriver {
@@ -19,11 +25,41 @@ export interface KeyboardDriver {
 }
 
 export interface NutInput {
-  /** Runs `action` with this desktop's keyboard; actions of one desktop never interleave. */
-  withKeyboard<T>(action: (keyboard: KeyboardDriver) => Promise<T>): Promise<T>;
-  click(x: number, y: number): Promise<void>;
+  /**
+   * Starts the child now (the agent calls it at start, so no press waits for nut-js to load);
+   * DesktopUnavailableError when it cannot.
+   */
+  start(): Promise<void>;
+  /**
+   * Runs `action` with this desktop's keyboard; actions of one desktop never interleave. No key
+   * goes down after `deadline` (DeadlinePassedError); releases always go.
+   */
+  withKeyboard<T>(
+    action: (keyboard: KeyboardDriver) => Promise<T>,
+    options?: CallOptions,
+  ): Promise<T>;
+  /** Nothing is clicked after `deadline`. */
+  click(x: number, y: number, options?: CallOptions): Promise<void>;
   close(): void;
 }
+
+/** Every modifier key nut-js knows on X, left and right: released on every (re)start. */
+export const MODIFIER_KEYS = [
+  'LeftControl',
+  'RightControl',
+  'LeftShift',
+  'RightShift',
+  'LeftAlt',
+  'RightAlt',
+  'LeftSuper',
+  'RightSuper',
+  'LeftMeta',
+  'RightMeta',
+  'LeftCmd',
+  'RightCmd',
+  'LeftWin',
+  'RightWin',
+];
 
 // Plain JS run with `node -e`: compiled output and ts-jest alike can start it.
 const WORKER_SOURCE = `
@@ -40,11 +76,28 @@ const key = (name) => {
   if (typeof code !== 'number') throw new Error('nut-js has no key ' + name);
   return code;
 };
+// X keeps a key down after the client that pressed it died: release every modifier first.
+const MODIFIERS = ${JSON.stringify(MODIFIER_KEYS)};
+// Aliases libnut has no X keysym for ('Invalid key code') are skipped; at least one must go.
+const releaseModifiers = async () => {
+  let released = 0;
+  let failure;
+  for (const name of MODIFIERS) {
+    const code = nut.Key[name];
+    if (typeof code !== 'number') continue;
+    try { await nut.keyboard.releaseKey(code); released += 1; } catch (e) { failure = e; }
+  }
+  if (released === 0 && failure) throw failure;
+};
 process.on('message', async (msg) => {
   let error;
   try {
     if (msg.op === 'down') { const code = key(msg.key); held.add(code); await nut.keyboard.pressKey(code); }
     else if (msg.op === 'up') { const code = key(msg.key); await nut.keyboard.releaseKey(code); held.delete(code); }
+    else if (msg.op === 'reset') {
+      for (const name of msg.keys || []) { const code = nut.Key[name]; if (typeof code === 'number') await nut.keyboard.releaseKey(code); }
+      await releaseModifiers(); held.clear();
+    }
     else if (msg.op === 'click') { await nut.mouse.setPosition(new nut.Point(msg.x, msg.y)); await nut.mouse.leftClick(); }
     else throw new Error('unknown op ' + msg.op);
   } catch (e) { error = String((e && e.message) || e); }
@@ -54,7 +107,10 @@ process.on('disconnect', async () => {
   for (const code of held) { try { await nut.keyboard.releaseKey(code); } catch (e) {} }
   process.exit(0);
 });
-process.send({ ready: true });
+releaseModifiers().then(
+  () => process.send({ ready: true }),
+  (e) => { process.stderr.write('cannot release the modifiers: ' + String((e && e.message) || e)); process.exit(1); },
+);
 `;
 
 /** A request the child did not answer in time; the child has been killed. */
@@ -170,20 +226,75 @@ export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}):
           pending.delete(id);
           waiter.reject(error);
         }
+        warm();
       });
     });
 
-  const request = async (message: Record<string, unknown>): Promise<void> => {
-    if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
-    if (!child) {
-      starting ??= start().finally(() => (starting = undefined));
-      child = await starting;
+  /**
+   * Set when any request failed: before anything else, the next action (or the restarted child)
+   * releases every modifier and each key that went down without a confirmed release.
+   */
+  let needsReset = false;
+  const maybeHeld = new Set<string>();
+  let lastWarm = -Infinity;
+
+  const startChild = (): Promise<ChildProcess> => {
+    starting ??= start()
+      .then((proc) => (child = proc))
+      .finally(() => (starting = undefined));
+    return starting;
+  };
+
+  /**
+   * A child died or was killed while the input was open: start the next one now, so the keys it
+   * left down are released at once (its start releases every modifier), not at the next press.
+   * At most once a second, so a display that kills every child is not a busy loop.
+   */
+  const warm = (): void => {
+    if (closed || child || starting || monotonicNow() - lastWarm < 1000) return;
+    lastWarm = monotonicNow();
+    startChild().then(
+      () => (needsReset ? exclusive(() => Promise.resolve()) : undefined),
+      () => undefined, // the next request starts one again and reports why
+    );
+  };
+
+  /** The running child; waits for one to start, but not beyond the deadline. */
+  const ready = async (deadline: number | undefined): Promise<ChildProcess> => {
+    if (child) return child;
+    const started = startChild();
+    const left = timeLeft(deadline);
+    if (left === Infinity) return started;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        try {
+          assertBeforeDeadline(deadline, monotonicNow() + 1, 'waiting for the input process');
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }, left);
+    });
+    try {
+      return await Promise.race([started, late]);
+    } finally {
+      clearTimeout(timer);
     }
-    const proc = child;
+  };
+
+  /**
+   * One request to the child. A key going down ('down') or a click is not sent once `deadline`
+   * has passed; releases ('up', 'reset') always are.
+   */
+  const request = async (message: Record<string, unknown>, deadline?: number): Promise<void> => {
+    if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
+    const proc = await ready(deadline);
+    assertBeforeDeadline(deadline, monotonicNow(), `before '${String(message.op)}'`);
     const id = ++nextId;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
+        needsReset = true;
         if (child === proc) child = undefined;
         proc.kill('SIGKILL');
         reject(
@@ -200,6 +311,7 @@ export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}):
         },
         reject: (error) => {
           clearTimeout(timer);
+          needsReset = true;
           reject(error);
         },
       });
@@ -207,8 +319,17 @@ export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}):
     });
   };
 
+  /** Runs actions one at a time; after any failure, the next one first releases every modifier. */
   const exclusive = <T>(action: () => Promise<T>): Promise<T> => {
-    const run = queue.then(action, action);
+    const guarded = async (): Promise<T> => {
+      if (needsReset) {
+        await request({ op: 'reset', keys: [...maybeHeld] });
+        needsReset = false;
+        maybeHeld.clear();
+      }
+      return action();
+    };
+    const run = queue.then(guarded, guarded);
     queue = run.catch(() => undefined);
     return run;
   };
@@ -218,26 +339,34 @@ export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}):
    * releases) fail at once: starting a child against a hung X server would only wait for the
    * start timeout per key, holding every later command.
    */
-  const keyboardFor = (): KeyboardDriver => {
+  const keyboardFor = (deadline: number | undefined): KeyboardDriver => {
     let hung: Error | undefined;
-    const toggle = async (message: Record<string, unknown>): Promise<void> => {
+    const toggle = async (message: Record<string, unknown>, by?: number): Promise<void> => {
       if (hung) throw hung;
+      const key = String(message.key);
       try {
-        await request(message);
+        if (message.op === 'down') maybeHeld.add(key);
+        await request(message, by);
+        if (message.op === 'up') maybeHeld.delete(key);
       } catch (error) {
         if (error instanceof InputTimeoutError) hung = error;
         throw error;
       }
     };
     return {
-      pressKey: (key) => toggle({ op: 'down', key }),
+      pressKey: (key) => toggle({ op: 'down', key }, deadline),
       releaseKey: (key) => toggle({ op: 'up', key }),
     };
   };
 
   return {
-    withKeyboard: (action) => exclusive(() => action(keyboardFor())),
-    click: (x, y) => exclusive(() => request({ op: 'click', x, y })),
+    start: async () => {
+      await startChild();
+    },
+    withKeyboard: (action, callOptions = {}) =>
+      exclusive(() => action(keyboardFor(callOptions.deadline))),
+    click: (x, y, callOptions = {}) =>
+      exclusive(() => request({ op: 'click', x, y }, callOptions.deadline)),
     close: () => {
       closed = true;
       // Disconnecting lets the child release anything held before it exits.

@@ -1,0 +1,35 @@
+import { isLoopbackHost, isLoopbackOrigin } from './loopback';
+
+describe('loopback Host and Origin headers', () => {
+  it.each([
+    ['127.0.0.1:3030', true],
+    ['127.0.0.1', true],
+    ['127.1.2.3:80', true],
+    ['localhost:3030', true],
+    ['LOCALHOST', true],
+    ['[::1]:3030', true],
+    ['[::1]', true],
+    ['evil.example:3030', false],
+    ['localhost.evil.example', false],
+    ['127.0.0.1.nip.io:3030', false],
+    ['10.0.0.1:3030', false],
+    ['[::2]:3030', false],
+    ['', false],
+    [undefined, false],
+  ])('when Host is %s, then loopback is %s', (host, expected) => {
+    expect(isLoopbackHost(host)).toBe(expected);
+  });
+
+  it.each([
+    [undefined, true],
+    ['http://127.0.0.1:3030', true],
+    ['http://localhost:5173', true],
+    ['https://[::1]:8443', true],
+    ['http://evil.example:3030', false],
+    ['null', false],
+    ['file://', false],
+    ['http://localhost.evil.example', false],
+  ])('when Origin is %s, then it is allowed: %s', (origin, expected) => {
+    expect(isLoopbackOrigin(origin)).toBe(expected);
+  });
+});

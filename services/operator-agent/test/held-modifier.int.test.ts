@@ -1,0 +1,84 @@
+/**
+ * A modifier must not stay held on a real X server: the real nut-js presses LeftControl, then
+ * hangs on the second key (a wrapper blocks it the way a hung X call would); the input child is
+ * killed. X keeps a killed client's keys down, so the fresh child must release them. The X key
+ * state is read back with QueryKeymap. Needs Xvfb and xdpyinfo (no Chromium, no D-Bus).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DesktopUnavailableError } from '@screenfleet/contracts';
+import { nutInput, pressWithModifiers, type NutInput } from '../src/desktop';
+import { freeDisplayNumber } from './support/desktop-harness';
+import {
+  startProcess,
+  stopProcess,
+  succeeds,
+  waitUntil,
+  type StartedProcess,
+} from './support/processes';
+import { keysDown } from './support/x-keymap';
+
+const HANG_ON_B = (realPath: string) => `
+const nut = require(${JSON.stringify(realPath)});
+const pressKey = nut.keyboard.pressKey.bind(nut.keyboard);
+nut.keyboard.pressKey = async (...codes) => {
+  if (codes[0] === nut.Key.B) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
+  return pressKey(...codes);
+};
+module.exports = nut;
+`;
+
+describe('no modifier left held on a real X server', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'held-mod-'));
+  const modulePath = join(dir, 'hang-on-b.js');
+  writeFileSync(modulePath, HANG_ON_B(require.resolve('@nut-tree-fork/nut-js')));
+  const displayNumber = freeDisplayNumber(150);
+  const env = { ...process.env, DISPLAY: `:${displayNumber}` };
+  let xvfb: StartedProcess | undefined;
+  let input: NutInput | undefined;
+
+  beforeAll(async () => {
+    xvfb = startProcess(
+      'Xvfb',
+      'Xvfb',
+      [`:${displayNumber}`, '-screen', '0', '640x480x24', '-nolisten', 'tcp'],
+      { env },
+    );
+    await waitUntil(
+      `Xvfb :${displayNumber}`,
+      () => (succeeds('xdpyinfo', [], env) ? true : undefined),
+      10_000,
+    );
+  });
+
+  afterAll(async () => {
+    input?.close();
+    if (xvfb) await stopProcess(xvfb);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('when the input child is killed after ctrl went down, then X shows no key held afterwards and the next press works', async () => {
+    input = nutInput(env, { modulePath, requestTimeoutMs: 500 });
+    await input.start();
+    expect(await keysDown(displayNumber)).toEqual([]);
+
+    await expect(
+      input.withKeyboard((keyboard) => pressWithModifiers(keyboard, 'B', ['LeftControl'])),
+    ).rejects.toBeInstanceOf(DesktopUnavailableError);
+    const heldRightAfter = await keysDown(displayNumber);
+
+    // The restarted child releases what the killed one left down, without a further press.
+    const released = await waitUntil(
+      'no key held',
+      async () => ((await keysDown(displayNumber)).length === 0 ? true : undefined),
+      10_000,
+    );
+    expect(released).toBe(true);
+    // Ctrl (and possibly B) really was stuck before the fresh child released it.
+    expect(heldRightAfter.length).toBeGreaterThan(0);
+
+    await input.withKeyboard((keyboard) => pressWithModifiers(keyboard, 'A', ['LeftShift']));
+    expect(await keysDown(displayNumber)).toEqual([]);
+  });
+});
