@@ -110,12 +110,16 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
   // serves every status call for a second, so a page polling it, or many of them, costs one.
   let pendingCache: { retentionDays: number; at: number; count: Promise<number> } | undefined;
   const pendingCount = (settings: ArchiveSettings): Promise<number> => {
+    // During a pass the count moves with every chunk: count afresh and keep nothing.
+    if (archiver.isUploading()) {
+      pendingCache = undefined;
+      return archiver.pendingCount(settings);
+    }
     const at = now().getTime();
     if (
       !pendingCache ||
       pendingCache.retentionDays !== settings.retention_days ||
-      at - pendingCache.at > PENDING_CACHE_MS ||
-      archiver.isUploading()
+      at - pendingCache.at > PENDING_CACHE_MS
     ) {
       const count = archiver.pendingCount(settings);
       pendingCache = { retentionDays: settings.retention_days, at, count };
