@@ -3,8 +3,8 @@
  *
  * With RABBITMQ_URL and MONGODB_URL set it runs the services against them. Without, it uses
  * the RabbitMQ on 127.0.0.1:5672 and starts FerretDB (tools/ferretdb) over ./data/ferretdb (the
- * archive worker keeps its filesystem archive in ./data/archive), so
- * a newcomer sees it work at once. (The embedded single-process mode of ARCHITECTURE.md, with
+ * archive worker keeps its filesystem archive in ./data/archive), so a newcomer sees it work at
+ * once. (The embedded single-process mode of ARCHITECTURE.md, with
  * no broker at all, is still to come.) Ctrl-C stops everything in reverse order of start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -166,8 +166,26 @@ export function parseEncryptionKey(text: string | undefined): Buffer | undefined
   return key;
 }
 
+/** What `npm run archive:restore` reads: the stores and the key, no broker, no ops server. */
+export const restoreConfigSpec = defineConfig({
+  mongodbUrl: archiveConfigSpec.mongodbUrl,
+  database: archiveConfigSpec.database,
+  store: archiveConfigSpec.store,
+  dir: archiveConfigSpec.dir,
+  s3Endpoint: archiveConfigSpec.s3Endpoint,
+  s3Region: archiveConfigSpec.s3Region,
+  s3Bucket: archiveConfigSpec.s3Bucket,
+  s3Prefix: archiveConfigSpec.s3Prefix,
+  s3AccessKey: archiveConfigSpec.s3AccessKey,
+  s3SecretKey: archiveConfigSpec.s3SecretKey,
+  s3ForcePathStyle: archiveConfigSpec.s3ForcePathStyle,
+  encryptionKey: archiveConfigSpec.encryptionKey,
+});
+
 /** Rules across variables, in the same one-error shape as loadConfig's. */
-export function checkArchiveConfig(config: ArchiveConfig): void {
+export function checkArchiveConfig(
+  config: Pick<ArchiveConfig, 'store' | 's3Bucket' | 's3AccessKey' | 's3SecretKey'>,
+): void {
   if (config.store === 's3' && !config.s3Bucket) {
     throw new ConfigError([
       { env: 'S3_BUCKET', value: undefined, rule: 'required when ARCHIVE_STORE=s3' },

@@ -61,6 +61,8 @@ export interface ArchiveWorkerDeps {
   onStep?: (step: PassStep) => Promise<void>;
 }
 
+const PENDING_CACHE_MS = 1000;
+
 /**
  * The archive worker: the loop (only the lease holder archives) and the archive.rpc server
  * (every worker answers, from the shared state).
@@ -83,6 +85,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     mayContinue: () => loop.mayContinue(),
     observer: {
       chunkArchived({ items, media, bytes }) {
+        pendingCache = undefined;
         metrics.chunks.inc();
         metrics.items.inc(items);
         metrics.mediaFiles.inc(media);
@@ -103,6 +106,27 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     now,
   });
   let subscription: Subscription | undefined;
+  // Counting the pending range is the slow part of a status (a scan on FerretDB): one count
+  // serves every status call for a second, so a page polling it, or many of them, costs one.
+  let pendingCache: { retentionDays: number; at: number; count: Promise<number> } | undefined;
+  const pendingCount = (settings: ArchiveSettings): Promise<number> => {
+    // During a pass the count moves with every chunk: count afresh and keep nothing.
+    if (archiver.isUploading()) {
+      pendingCache = undefined;
+      return archiver.pendingCount(settings);
+    }
+    const at = now().getTime();
+    if (
+      !pendingCache ||
+      pendingCache.retentionDays !== settings.retention_days ||
+      at - pendingCache.at > PENDING_CACHE_MS
+    ) {
+      const count = archiver.pendingCount(settings);
+      pendingCache = { retentionDays: settings.retention_days, at, count };
+      count.catch(() => (pendingCache = undefined));
+    }
+    return pendingCache.count;
+  };
 
   async function status(): Promise<ArchiveStatus> {
     const state = await commands.load();
@@ -112,7 +136,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       state.uploading_since !== null &&
       now().getTime() - state.updated_at.getTime() < deps.leaseTtlMs;
     return toArchiveStatus(state, {
-      pendingCount: await archiver.pendingCount(state.settings),
+      pendingCount: await pendingCount(state.settings),
       isUploading: local || remote,
       mediaFilesPending: local ? archiver.mediaFilesPending() : state.media_files_pending,
     });
@@ -146,6 +170,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
               : {}),
           },
         );
+        pendingCache = undefined;
         logger.info({ ...report, request: command.request }, 'archive restored');
         return { outcome: 'ok', status: await status(), restored: report.restored };
       }

@@ -7,7 +7,20 @@ import {
 import type { ArchiveConfig } from './config';
 
 /** The archive store the configuration names (main.ts and the restore command share it). */
-export function openArchiveStore(config: ArchiveConfig): ArchiveStore {
+export function openArchiveStore(
+  config: Pick<
+    ArchiveConfig,
+    | 'store'
+    | 'dir'
+    | 's3Endpoint'
+    | 's3Region'
+    | 's3Bucket'
+    | 's3Prefix'
+    | 's3ForcePathStyle'
+    | 's3AccessKey'
+    | 's3SecretKey'
+  >,
+): ArchiveStore {
   if (config.store === 'fs')
     return createFilesystemArchiveStore({ root: path.resolve(config.dir) });
   return createS3ArchiveStore({

@@ -1,5 +1,7 @@
 /** What the archive worker's integration tests share: real stores of their own per test. */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger, Registry } from '@screenfleet/runtime';
@@ -74,7 +76,9 @@ export interface Stores {
 
 /** A fresh database on the real MongoDB-protocol server and a fresh archive (MinIO or a dir). */
 export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
-  const database = databaseName('archive');
+  // uniqueName's counter restarts in every test file (jest reloads modules), and this run's
+  // process id is shared by all of them: a random part keeps each file's databases apart.
+  const database = `${databaseName('archive')}_${randomBytes(4).toString('hex')}`;
   const content = createMongoContentStore({
     url: mongoUrl(),
     database,
@@ -117,6 +121,11 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
       await archive.close();
       await state.close();
       await content.close();
+      const client = new MongoClient(mongoUrl());
+      await client
+        .db(database)
+        .dropDatabase()
+        .finally(() => client.close());
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };

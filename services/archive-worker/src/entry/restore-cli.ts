@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, runMain } from '@screenfleet/runtime';
 import { createMongoContentStore } from '@screenfleet/storage';
-import { archiveConfigSpec, checkArchiveConfig, parseEncryptionKey } from '../config';
+import { checkArchiveConfig, parseEncryptionKey, restoreConfigSpec } from '../config';
 import { restoreRange } from '../domain/restore';
 import { openArchiveStore } from '../open-stores';
 
@@ -23,7 +23,7 @@ void runMain(
     const from = parseDate('--from', values.from);
     const to = parseDate('--to', values.to);
     if (from >= to) throw new Error('--from must be before --to');
-    const config = loadConfig(archiveConfigSpec);
+    const config = loadConfig(restoreConfigSpec);
     checkArchiveConfig(config);
     const encryptionKey = parseEncryptionKey(config.encryptionKey);
     const content = createMongoContentStore({ url: config.mongodbUrl, database: config.database });

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createArchiver } from '@screenfleet/archive-worker';
+import { mongoUrl } from '../../../test/services';
+import { allItems, byId, item, openStores, settings, type Stores } from './support';
+
+const run = promisify(execFile);
+const cli = path.resolve(__dirname, '../dist/entry/restore-cli.js');
+
+describe('npm run archive:restore', () => {
+  let s: Stores;
+  beforeEach(async () => {
+    s = await openStores('fs');
+  });
+  afterEach(() => s.close());
+
+  it('when run with --from, --to and --device, then the archived items of that device and range come back, and a second run adds nothing', async () => {
+    const key = 'cd'.repeat(32);
+    const mine = [item(20, { device_name: 'laptop' }), item(19, { device_name: 'laptop' })];
+    const other = [item(20, { device_name: 'desk' })];
+    await s.content.insertItems([...mine, ...other]);
+    await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      chunkSize: 2,
+      defaults: settings(),
+      encryptionKey: Buffer.from(key, 'hex'),
+    }).runPass();
+    expect(await allItems(s.content)).toEqual([]);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      MONGODB_URL: mongoUrl(),
+      MONGODB_DATABASE: s.database,
+      ARCHIVE_STORE: 'fs',
+      ARCHIVE_DIR: s.dir!,
+      ARCHIVE_ENCRYPTION_KEY: Buffer.from(key, 'hex').toString('base64'),
+    };
+    const args = [
+      cli,
+      '--from',
+      '2000-01-01T00:00:00Z',
+      '--to',
+      new Date().toISOString(),
+      '--device',
+      'laptop',
+    ];
+
+    const first = await run(process.execPath, args, { env });
+    const second = await run(process.execPath, args, { env });
+
+    expect(JSON.parse(first.stdout)).toMatchObject({ restored: 2, alreadyStored: 0 });
+    expect(JSON.parse(second.stdout)).toMatchObject({ restored: 0, alreadyStored: 2 });
+    expect(byId(await allItems(s.content))).toEqual(byId(mine));
+  });
+
+  it('when --to is missing, then it exits 1 saying what is needed', async () => {
+    const result = await run(process.execPath, [cli, '--from', '2000-01-01T00:00:00Z'], {
+      env: { PATH: process.env.PATH ?? '', MONGODB_URL: mongoUrl() },
+    }).catch((error: { code: number; stdout: string }) => error);
+
+    expect(result).toMatchObject({ code: 1 });
+    expect((result as { stdout: string }).stdout).toMatch(/--to needs an ISO 8601 time/);
+  });
+});
