@@ -36,6 +36,9 @@ export { chunkKeys } from './domain/manifest';
 export { createLocalMediaFiles } from './local-media-files';
 export { openArchiveStore } from './open-stores';
 
+/** archive.rpc requests handled at once by one worker. */
+const RPC_PREFETCH = 8;
+
 export interface ArchiveWorkerDeps {
   bus: Pick<Bus, 'serve'>;
   content: Pick<
@@ -185,9 +188,11 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     async start(): Promise<void> {
       await deps.archive.ensureReady();
       await commands.applyStorageLimit(deps.defaults.storage_limit);
+      // Several at once: a status call must not wait behind a restore or a slow store call.
       subscription = await deps.bus.serve(
         queueNames.archiveRpc,
         createArchiveRpcHandler({ execute, metrics, logger }),
+        { prefetch: RPC_PREFETCH },
       );
       loop.start();
       logger.info(
