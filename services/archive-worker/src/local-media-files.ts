@@ -5,8 +5,8 @@ import type { MediaCheck, MediaFiles } from './domain/media-files';
 
 /**
  * Media files confined to `root`: a file_path is used only when it is absolute, has no ".."
- * segment, and its real path (every symlink resolved) is a regular file below the root's real
- * path. Anything else is refused and never read or deleted. `remove` resolves again right before
+ * segment, is in normal form, is its own real path (no symlink anywhere on it, so each file has
+ * exactly one accepted spelling) and is a regular file below the root's real path. Anything else is refused and never read or deleted. `remove` resolves again right before
  * unlinking, so a symlink swapped in after the check cannot point the delete elsewhere.
  */
 export function createLocalMediaFiles(root: string): MediaFiles {
@@ -17,6 +17,9 @@ export function createLocalMediaFiles(root: string): MediaFiles {
     if (!path.isAbsolute(filePath)) return refused('not an absolute path');
     if (filePath.split(/[\\/]/).includes('..')) return refused('contains ".."');
     if (filePath.includes('\0')) return refused('contains NUL');
+    // One spelling per file: the in-use check before a delete compares file_path strings, so
+    // `root/m/./v.mp4` or a symlink alias must never stand for a file another item names.
+    if (path.normalize(filePath) !== filePath) return refused('not in normal form');
     let real: string;
     try {
       real = await realpath(filePath);
@@ -25,6 +28,7 @@ export function createLocalMediaFiles(root: string): MediaFiles {
       throw error;
     }
     if (!below(real)) return refused(`${real} is outside the media root ${realRoot}`);
+    if (real !== filePath) return refused(`not its real path (${real}): a symlink on the way`);
     const info = await stat(real);
     if (!info.isFile()) return refused('not a regular file');
     return { kind: 'inside', realPath: real, size: info.size };

@@ -65,6 +65,39 @@ describe('media files under the media root, against a real directory', () => {
     expect(readFileSync(path.join(outside, 'key.pem'), 'utf8')).toBe('private key');
   });
 
+  it('when old items name a file by another spelling ("./" or a symlink inside the root) and a newer item names it plainly, then the file stays on disk', async () => {
+    s = await openStores('fs');
+    const video = path.join(root, 'monitor_1', 'v.mp4');
+    writeFileSync(video, 'video-v');
+    symlinkSync(video, path.join(root, 'monitor_1', 'alias.mp4'));
+    await s.content.insertItems([
+      item(20, { file_path: `${root}/monitor_1/./v.mp4` }),
+      item(20, { file_path: `${root}//monitor_1/v.mp4` }),
+      item(20, { file_path: path.join(root, 'monitor_1', 'alias.mp4') }),
+      item(1, { file_path: video }),
+    ]);
+    const media = createLocalMediaFiles(root);
+
+    const report = await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media,
+      chunkSize: 10,
+      defaults: settings(),
+    }).runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', items: 3, mediaFiles: 0 });
+    expect(readFileSync(video, 'utf8')).toBe('video-v');
+    await expect(media.check(`${root}/monitor_1/./v.mp4`)).resolves.toMatchObject({
+      kind: 'refused',
+    });
+    await expect(media.check(path.join(root, 'monitor_1', 'alias.mp4'))).resolves.toMatchObject({
+      kind: 'refused',
+    });
+    await expect(media.check(video)).resolves.toMatchObject({ kind: 'inside' });
+  });
+
   it('when archived items name files inside and outside the root, then only the inside one is uploaded and deleted; the others are untouched and the items archived', async () => {
     s = await openStores('fs');
     const inside = path.join(root, 'monitor_1', 'a.mp4');
