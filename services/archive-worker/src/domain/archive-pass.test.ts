@@ -8,6 +8,7 @@ import {
   memoryStateStore,
 } from '../../test/memory-ports';
 import { createArchiver, type ArchiverDeps, type PassStep } from './archive-pass';
+import { ArchiveObjectCorruptError } from './chunk-codec';
 import { restoreRange } from './restore';
 
 const now = new Date('2026-03-01T00:00:00Z');
@@ -77,6 +78,26 @@ describe('archive pass', () => {
     await expect(
       restoreRange({ archive, content: memoryContentStore() }, { from: old(0), to: now }),
     ).rejects.toThrow(/encrypted and no ARCHIVE_ENCRYPTION_KEY/);
+  });
+
+  it('when a manifest is damaged or replaced by an unencrypted one, then a restore fails with ArchiveObjectCorruptError', async () => {
+    const { archive, archiver } = setup([buildDoc({ timestamp: old(1) })]);
+    await archiver.runPass();
+    const manifestKey = [...archive.objects.keys()].find((k) => k.startsWith('manifests/'))!;
+    const plain = archive.objects.get(manifestKey)!;
+    const restore = (encryptionKey?: Buffer) =>
+      restoreRange(
+        { archive, content: memoryContentStore(), ...(encryptionKey ? { encryptionKey } : {}) },
+        { from: old(0), to: now },
+      );
+
+    // A key is configured: the plain (forged or downgraded) manifest is refused.
+    await expect(restore(randomBytes(32))).rejects.toThrow(ArchiveObjectCorruptError);
+    await expect(restore(randomBytes(32))).rejects.toThrow(/is not encrypted but ARCHIVE_/);
+    // No key: a cut-off manifest is a corrupt object, not a raw SyntaxError.
+    archive.objects.set(manifestKey, plain.subarray(0, plain.length - 5));
+    await expect(restore()).rejects.toThrow(ArchiveObjectCorruptError);
+    await expect(restore()).rejects.toThrow(/is not a valid manifest/);
   });
 
   it('when archived and restored, then exactly the original documents come back', async () => {

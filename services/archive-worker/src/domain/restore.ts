@@ -1,5 +1,5 @@
 import type { ArchiveStore, ContentStore } from '@screenfleet/storage';
-import { decodeChunk, openBytes } from './chunk-codec';
+import { ArchiveObjectCorruptError, decodeChunk, openBytes } from './chunk-codec';
 import { manifestDay, type ManifestEntry } from './manifest';
 
 export interface RestoreDeps {
@@ -37,11 +37,10 @@ export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Prom
     // Manifests are named by their chunk's first item: a later day cannot hold items in range.
     const day = manifestDay(object.key);
     if (day !== undefined && day > toDay) continue;
-    const manifest = JSON.parse(
-      openBytes(await deps.archive.get(object.key), deps.encryptionKey, {
-        name: object.key,
-      }).toString('utf8'),
-    ) as ManifestEntry;
+    const manifest = parseManifest(
+      object.key,
+      openBytes(await deps.archive.get(object.key), deps.encryptionKey, { name: object.key }),
+    );
     if (!overlaps(manifest, range)) continue;
     const docs = decodeChunk(await deps.archive.get(manifest.chunk_key), deps.encryptionKey, {
       name: manifest.chunk_key,
@@ -60,6 +59,16 @@ export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Prom
     report.alreadyStored += result.alreadyStored;
   }
   return report;
+}
+
+function parseManifest(key: string, bytes: Buffer): ManifestEntry {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as ManifestEntry;
+  } catch (cause) {
+    throw new ArchiveObjectCorruptError(`archive object ${key} is not a valid manifest (damaged)`, {
+      cause,
+    });
+  }
 }
 
 function overlaps(manifest: ManifestEntry, range: RestoreRange): boolean {
