@@ -91,6 +91,15 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         metrics.mediaFiles.inc(media);
         metrics.bytes.inc(bytes);
       },
+      // Once per file: its items are archived with it, so no later pass sees it again.
+      mediaSkipped(file) {
+        metrics.mediaSkipped.inc({ reason: file.reason });
+        logger.warn(file, 'archive: media file not archived (the items are)');
+      },
+      mediaNotRemoved(file) {
+        metrics.mediaNotRemoved.inc();
+        logger.warn(file, 'archive: archived media file could not be deleted (left on disk)');
+      },
     },
   });
   const loop = createArchiveLoop({

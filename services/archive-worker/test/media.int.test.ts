@@ -98,6 +98,59 @@ describe('media files under the media root, against a real directory', () => {
     await expect(media.check(video)).resolves.toMatchObject({ kind: 'inside' });
   });
 
+  it('when media files of a chunk loop, are too long, missing, directories or dangling links, then the pass archives every item, uploads the good file and lists the others in the manifest', async () => {
+    s = await openStores('fs');
+    const dir = path.join(root, 'monitor_1');
+    symlinkSync(path.join(dir, 'loop.mp4'), path.join(dir, 'loop.mp4')); // ELOOP
+    symlinkSync(path.join(dir, 'gone.mp4'), path.join(dir, 'dangling.mp4'));
+    mkdirSync(path.join(dir, 'folder.mp4'));
+    const good = path.join(dir, 'a.mp4');
+    const bad = {
+      loop: path.join(dir, 'loop.mp4'),
+      long: path.join(dir, `${'x'.repeat(300)}.mp4`), // ENAMETOOLONG
+      missing: path.join(dir, 'never.mp4'),
+      folder: path.join(dir, 'folder.mp4'),
+      dangling: path.join(dir, 'dangling.mp4'),
+    };
+    await s.content.insertItems([
+      ...Object.values(bad).map((filePath) => item(20, { file_path: filePath })),
+      item(20, { file_path: good }),
+    ]);
+    const skipped: Array<{ file_path: string; reason: string }> = [];
+
+    const report = await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media: createLocalMediaFiles(root),
+      chunkSize: 10,
+      defaults: settings(),
+      observer: { chunkArchived: () => undefined, mediaSkipped: (file) => skipped.push(file) },
+    }).runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', items: 6, mediaFiles: 1 });
+    expect(await s.content.countRange({ to: new Date() })).toBe(0);
+    expect(existsSync(good)).toBe(false);
+    expect(existsSync(bad.folder)).toBe(true);
+    const [manifestKey] = await archivedKeys(s.archive, 'manifests/');
+    const manifest = JSON.parse(
+      (await s.archive.get(manifestKey!)).subarray(5).toString('utf8'),
+    ) as { media: Array<{ file_path: string }>; media_skipped: typeof skipped };
+    expect(manifest.media.map((m) => m.file_path)).toEqual([good]);
+    const reasons = Object.fromEntries(manifest.media_skipped.map((m) => [m.file_path, m.reason]));
+    expect(reasons).toEqual({
+      [bad.loop]: 'refused',
+      [bad.long]: 'refused',
+      [bad.missing]: 'missing',
+      [bad.folder]: 'refused',
+      [bad.dangling]: 'missing',
+    });
+    expect(manifest.media_skipped.find((m) => m.file_path === bad.loop)).toMatchObject({
+      detail: expect.stringMatching(/ELOOP/),
+    });
+    expect(skipped).toHaveLength(5);
+  });
+
   it('when archived items name files inside and outside the root, then only the inside one is uploaded and deleted; the others are untouched and the items archived', async () => {
     s = await openStores('fs');
     const inside = path.join(root, 'monitor_1', 'a.mp4');

@@ -261,6 +261,52 @@ describe('archive pass', () => {
   });
 });
 
+describe('archive pass, media files that fail', () => {
+  it('when a media file fails to read or to delete, then the items are archived, the failure is reported and listed, and the pass is done', async () => {
+    const media = memoryMedia({ '/media/bad.mp4': 'x', '/media/good.mp4': 'y' });
+    media.read = (realPath) =>
+      realPath === '/media/bad.mp4'
+        ? Promise.reject(Object.assign(new Error('i/o error'), { code: 'EIO' }))
+        : Promise.resolve(media.contents.get(realPath)!);
+    media.remove = () => Promise.reject(Object.assign(new Error('read-only'), { code: 'EROFS' }));
+    const docs = [
+      buildDoc({ timestamp: old(1), file_path: '/media/bad.mp4' }),
+      buildDoc({ timestamp: old(2), file_path: '/media/good.mp4' }),
+      buildDoc({ timestamp: old(3), file_path: '/media/none.mp4' }),
+    ];
+    const skipped: unknown[] = [];
+    const notRemoved: unknown[] = [];
+    const { content, archive, archiver } = setup(docs, {
+      media,
+      observer: {
+        chunkArchived: () => undefined,
+        mediaSkipped: (file) => skipped.push(file),
+        mediaNotRemoved: (file) => notRemoved.push(file),
+      },
+    });
+
+    const report = await archiver.runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', items: 3, mediaFiles: 1 });
+    expect(content.items.size).toBe(0);
+    expect([...media.contents.keys()].sort()).toEqual(['/media/bad.mp4', '/media/good.mp4']);
+    expect(skipped).toEqual([
+      expect.objectContaining({ file_path: '/media/none.mp4', reason: 'missing' }),
+      expect.objectContaining({
+        file_path: '/media/bad.mp4',
+        reason: 'refused',
+        detail: 'EIO: i/o error',
+      }),
+    ]);
+    expect(notRemoved).toEqual([{ file_path: '/media/good.mp4', detail: 'EROFS: read-only' }]);
+    const manifestKey = [...archive.objects.keys()].find((k) => k.startsWith('manifests/'))!;
+    const manifest = JSON.parse(archive.objects.get(manifestKey)!.subarray(5).toString('utf8')) as {
+      media_skipped: unknown[];
+    };
+    expect(manifest.media_skipped).toHaveLength(2);
+  });
+});
+
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
   if (!condition()) throw new Error('condition not reached');
