@@ -16,7 +16,7 @@ import { createArchiveCommands } from './domain/archive-commands';
 import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';
 import type { MediaFiles } from './domain/media-files';
-import { restoreRange } from './domain/restore';
+import { refuseRestoreWhileEnabled, restoreRange } from './domain/restore';
 import { createArchiveLoop } from './entry/archive-loop';
 import { createArchiveRpcHandler } from './entry/archive.rpc';
 import { createArchiveMetrics } from './metrics';
@@ -169,6 +169,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         loop.runNow();
         break;
       case 'restore': {
+        refuseRestoreWhileEnabled((await commands.load()).settings);
         const report = await restoreRange(
           { archive: deps.archive, content: deps.content, encryptionKey: deps.encryptionKey },
           {

@@ -1,4 +1,5 @@
-import type { ArchiveStore, ContentStore } from '@screenfleet/storage';
+import { ConflictError } from '@screenfleet/contracts';
+import type { ArchiveSettings, ArchiveStore, ContentStore } from '@screenfleet/storage';
 import { ArchiveObjectCorruptError, decodeChunk, openBytes } from './chunk-codec';
 import { manifestDay, type ManifestEntry } from './manifest';
 
@@ -22,6 +23,19 @@ export interface RestoreReport {
   restored: number;
   /** Items in range that the content store held already (idempotent re-insert). */
   alreadyStored: number;
+}
+
+/**
+ * Restored items are older than the retention: an enabled archive would move them out (and
+ * delete them) again at its next pass, or a pass in hand could delete them in its cleanup. So a
+ * restore needs the archive disabled; re-enable it once the restored items are no longer needed.
+ */
+export function refuseRestoreWhileEnabled(settings: Pick<ArchiveSettings, 'enabled'>): void {
+  if (settings.enabled) {
+    throw new ConflictError(
+      'the archive is enabled: restored items would be archived and deleted again by the next pass; disable the archive first (POST /archive/configure {"enabled": false}), then restore',
+    );
+  }
 }
 
 /**
