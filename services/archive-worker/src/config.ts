@@ -174,6 +174,7 @@ export const restoreConfigSpec = defineConfig({
   enabled: archiveConfigSpec.enabled,
   retentionDays: archiveConfigSpec.retentionDays,
   storageLimit: archiveConfigSpec.storageLimit,
+  mediaRoot: archiveConfigSpec.mediaRoot,
   store: archiveConfigSpec.store,
   dir: archiveConfigSpec.dir,
   s3Endpoint: archiveConfigSpec.s3Endpoint,

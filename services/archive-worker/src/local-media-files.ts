@@ -1,7 +1,13 @@
 import { realpathSync } from 'node:fs';
-import { readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, lstat, mkdir, readFile, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { MediaCheck, MediaFiles } from './domain/media-files';
+import type {
+  MediaCheck,
+  MediaFiles,
+  MediaRestoreOutcome,
+  MediaWriter,
+} from './domain/media-files';
 
 /**
  * Media files confined to `root`: a file_path is used only when it is absolute, has no ".."
@@ -50,6 +56,66 @@ export function createLocalMediaFiles(root: string): MediaFiles {
         throw new Error(`media file ${realPath} is no longer a file under the media root`);
       }
       await unlink(realPath);
+    },
+  };
+}
+
+/**
+ * Writes archived media files back to their own paths under `root`. The path must be one the
+ * archive would have read (absolute, normal form, below the root's real path) and every
+ * directory on it that exists must be its own real path (no symlink out). The file is written
+ * beside its place and hard-linked in, which fails when anything is there already: an existing
+ * file is never overwritten (same bytes: 'already'; different: 'conflict').
+ */
+export function createLocalMediaWriter(root: string): MediaWriter {
+  const realRoot = realpathSync(path.resolve(root));
+  const below = (p: string) => p.startsWith(realRoot + path.sep);
+
+  async function existingAncestorIsReal(dir: string): Promise<boolean> {
+    let at = dir;
+    for (;;) {
+      try {
+        await lstat(at);
+        break;
+      } catch (error) {
+        if (codeOf(error) !== 'ENOENT') throw error;
+        at = path.dirname(at);
+      }
+    }
+    return (await realpath(at)) === at && (at === realRoot || below(at));
+  }
+
+  async function sameBytes(filePath: string, bytes: Buffer): Promise<boolean> {
+    const info = await lstat(filePath);
+    return info.isFile() && (await readFile(filePath)).equals(bytes);
+  }
+
+  return {
+    async restore(filePath, bytes): Promise<MediaRestoreOutcome> {
+      if (
+        !path.isAbsolute(filePath) ||
+        filePath.includes('\0') ||
+        filePath.split(/[\\/]/).includes('..') ||
+        path.normalize(filePath) !== filePath ||
+        !below(filePath)
+      ) {
+        return 'refused';
+      }
+      const dir = path.dirname(filePath);
+      if (!(await existingAncestorIsReal(dir))) return 'refused';
+      await mkdir(dir, { recursive: true });
+      if ((await realpath(dir)) !== dir) return 'refused';
+      const temporary = `${filePath}.restore-${randomBytes(6).toString('hex')}`;
+      await writeFile(temporary, bytes, { flag: 'wx' });
+      try {
+        await link(temporary, filePath);
+        return 'written';
+      } catch (error) {
+        if (codeOf(error) !== 'EEXIST') throw error;
+        return (await sameBytes(filePath, bytes)) ? 'already' : 'conflict';
+      } finally {
+        await unlink(temporary);
+      }
     },
   };
 }

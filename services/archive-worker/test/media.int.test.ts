@@ -9,7 +9,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createArchiver, createLocalMediaFiles } from '@screenfleet/archive-worker';
+import {
+  createArchiver,
+  createLocalMediaFiles,
+  createLocalMediaWriter,
+  restoreRange,
+} from '@screenfleet/archive-worker';
 import { archivedKeys, item, openStores, settings, type Stores } from './support';
 
 describe('media files under the media root, against a real directory', () => {
@@ -181,5 +186,66 @@ describe('media files under the media root, against a real directory', () => {
     expect(mediaKeys[0]).toMatch(/\/0-a\.mp4\.sfa$/);
     const state = await s.state.load(undefined as never);
     expect(state.counters.media_files_uploaded).toBe(1);
+  });
+
+  it('when archived media files are restored, then each comes back to its path, a different file already there is kept, and a second restore finds them in place', async () => {
+    s = await openStores('fs');
+    const dir = path.join(root, 'monitor_2', 'day');
+    mkdirSync(dir, { recursive: true });
+    const v1 = path.join(dir, 'v1.mp4');
+    const v2 = path.join(dir, 'v2.mp4');
+    writeFileSync(v1, 'video-1');
+    writeFileSync(v2, 'video-2');
+    const docs = [item(20, { file_path: v1 }), item(20, { file_path: v2 })];
+    await s.content.insertItems(docs);
+    const key = Buffer.alloc(32, 7);
+    await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media: createLocalMediaFiles(root),
+      encryptionKey: key,
+      chunkSize: 10,
+      defaults: settings(),
+    }).runPass();
+    expect(existsSync(v1) || existsSync(v2)).toBe(false);
+    rmSync(path.join(root, 'monitor_2'), { recursive: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(v2, 'someone else'); // a different file now in v2's place
+    const restore = () =>
+      restoreRange(
+        {
+          archive: s!.archive,
+          content: s!.content,
+          encryptionKey: key,
+          media: createLocalMediaWriter(root),
+        },
+        { from: new Date(0), to: new Date() },
+      );
+
+    const first = await restore();
+    const second = await restore();
+
+    expect(first).toMatchObject({ restored: 2, media: { written: 1, conflict: 1 } });
+    expect(second).toMatchObject({ alreadyStored: 2, media: { already: 1, conflict: 1 } });
+    expect(readFileSync(v1, 'utf8')).toBe('video-1');
+    expect(readFileSync(v2, 'utf8')).toBe('someone else');
+  });
+
+  it('when a media path to restore leads out of the root, then nothing is written there', async () => {
+    symlinkSync(outside, path.join(root, 'out'));
+    const writer = createLocalMediaWriter(root);
+
+    await expect(writer.restore(path.join(root, 'out', 'x.mp4'), Buffer.from('x'))).resolves.toBe(
+      'refused',
+    );
+    await expect(writer.restore(path.join(outside, 'y.mp4'), Buffer.from('y'))).resolves.toBe(
+      'refused',
+    );
+    await expect(writer.restore(`${root}/a/../../secrets/z.mp4`, Buffer.from('z'))).resolves.toBe(
+      'refused',
+    );
+    expect(existsSync(path.join(outside, 'x.mp4'))).toBe(false);
+    expect(existsSync(path.join(outside, 'y.mp4'))).toBe(false);
   });
 });

@@ -307,6 +307,46 @@ describe('archive pass, media files that fail', () => {
   });
 });
 
+describe('restore of media files', () => {
+  it('when archived items had media files, then a restore checks, decrypts and hands each back to the media writer, and a tampered one fails', async () => {
+    const media = memoryMedia({ '/media/v1.mp4': 'video-1', '/media/v2.mp4': 'video-2' });
+    const key = randomBytes(32);
+    const docs = [
+      buildDoc({ timestamp: old(1), file_path: '/media/v1.mp4' }),
+      buildDoc({ timestamp: old(2), file_path: '/media/v1.mp4' }),
+      buildDoc({ timestamp: old(3), file_path: '/media/v2.mp4' }),
+    ];
+    const { archive, archiver } = setup(docs, { media, encryptionKey: key });
+    await archiver.runPass();
+    expect(media.contents.size).toBe(0);
+    const written = new Map<string, string>();
+    const writer = {
+      restore: (filePath: string, bytes: Buffer) => {
+        const outcome = written.has(filePath) ? ('already' as const) : ('written' as const);
+        written.set(filePath, bytes.toString());
+        return Promise.resolve(outcome);
+      },
+    };
+    const restore = () =>
+      restoreRange(
+        { archive, content: memoryContentStore(), encryptionKey: key, media: writer },
+        { from: old(0), to: now },
+      );
+
+    const report = await restore();
+
+    expect(report).toMatchObject({ restored: 3, media: { written: 2, already: 0 } });
+    expect(Object.fromEntries(written)).toEqual({
+      '/media/v1.mp4': 'video-1',
+      '/media/v2.mp4': 'video-2',
+    });
+    const mediaKey = [...archive.objects.keys()].find((k) => k.startsWith('media/'))!;
+    const body = archive.objects.get(mediaKey)!;
+    body[body.length - 1] = body[body.length - 1]! ^ 1;
+    await expect(restore()).rejects.toThrow(/does not match its recorded SHA-256/);
+  });
+});
+
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
   if (!condition()) throw new Error('condition not reached');

@@ -1,7 +1,8 @@
 /**
  * `npm run archive:restore -- --from <ISO> --to <ISO> [--device NAME]`: puts archived items of
  * [from, to) back into the content store, verifying and decrypting every chunk first. Reads the
- * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY).
+ * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY,
+ * ARCHIVE_MEDIA_ROOT to put media files back).
  * Safe to repeat: items already in the content store are counted, not duplicated. Refused while
  * the archive is enabled (its next pass would archive the restored items again).
  */
@@ -11,6 +12,7 @@ import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfl
 import { checkArchiveConfig, parseEncryptionKey, restoreConfigSpec } from '../config';
 import { initialArchiveState } from '../domain/archive-state';
 import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
+import { createLocalMediaWriter } from '../local-media-files';
 import { openArchiveStore } from '../open-stores';
 
 void runMain(
@@ -51,7 +53,12 @@ void runMain(
     const archive = openArchiveStore(config);
     try {
       const report = await restoreRange(
-        { archive, content, ...(encryptionKey ? { encryptionKey } : {}) },
+        {
+          archive,
+          content,
+          ...(encryptionKey ? { encryptionKey } : {}),
+          ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
+        },
         { from, to, ...(values.device ? { device: values.device } : {}) },
       );
       process.stdout.write(`${JSON.stringify(report)}\n`);
