@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, readFile, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import type {
 export function createLocalMediaFiles(root: string): MediaFiles {
   const realRoot = realpathSync(path.resolve(root));
   const below = (real: string) => real.startsWith(realRoot + path.sep);
+  const identity = statSync(realRoot);
 
   async function check(filePath: string): Promise<MediaCheck> {
     if (!path.isAbsolute(filePath)) return refused('not an absolute path');
@@ -41,6 +42,14 @@ export function createLocalMediaFiles(root: string): MediaFiles {
   }
 
   return {
+    async ready() {
+      const now = await stat(realRoot).catch(() => undefined);
+      if (!now || now.dev !== identity.dev || now.ino !== identity.ino) {
+        throw new Error(
+          `the media root ${realRoot} is not the directory it was at start (unmounted or replaced); archiving stopped so items do not leave without their media`,
+        );
+      }
+    },
     check,
     async read(realPath) {
       const again = await check(realPath);

@@ -1,4 +1,5 @@
 import {
+  renameSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -247,5 +248,27 @@ describe('media files under the media root, against a real directory', () => {
     );
     expect(existsSync(path.join(outside, 'x.mp4'))).toBe(false);
     expect(existsSync(path.join(outside, 'y.mp4'))).toBe(false);
+  });
+
+  it('when the media root is replaced after start (an unmounted volume), then the pass fails and no item leaves', async () => {
+    s = await openStores('fs');
+    await s.content.insertItems([item(20, { file_path: path.join(root, 'monitor_1', 'a.mp4') })]);
+    const media = createLocalMediaFiles(root);
+    renameSync(root, `${root}-mounted`);
+    mkdirSync(root); // the empty mount point left behind
+
+    const report = await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media,
+      chunkSize: 10,
+      defaults: settings(),
+    }).runPass();
+
+    expect(report).toMatchObject({ outcome: 'failed', items: 0 });
+    expect(report.error).toMatch(/not the directory it was at start/);
+    expect(await s.content.countRange({ to: new Date() })).toBe(1);
+    expect(await archivedKeys(s.archive, 'chunks/')).toEqual([]);
   });
 });

@@ -137,6 +137,8 @@ export function createArchiver(deps: ArchiverDeps) {
     const found: Array<{ filePath: string; realPath: string }> = [];
     const skipped: ManifestSkippedMedia[] = [];
     if (!deps.media) return { found, skipped };
+    // Not a per-file problem: a root that changed fails the pass (nothing is archived).
+    await deps.media.ready?.();
     const paths = [...new Set(docs.map((doc) => doc.file_path).filter((p) => p !== null))];
     for (const filePath of paths) {
       let check: MediaCheck;

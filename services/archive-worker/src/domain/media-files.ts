@@ -12,6 +12,11 @@ export type MediaCheck =
  * path this does not call `inside`, and `remove` checks again right before it deletes.
  */
 export interface MediaFiles {
+  /**
+   * Rejects when the root is no longer the directory it was at start (an unmounted or replaced
+   * volume): every file would look missing, and the items would be archived without them.
+   */
+  ready?(): Promise<void>;
   check(filePath: string): Promise<MediaCheck>;
   read(realPath: string): Promise<Buffer>;
   remove(realPath: string): Promise<void>;
