@@ -118,4 +118,22 @@ describe('archive worker commands', () => {
       code: 'validation_failed',
     });
   });
+
+  it('when a restore is asked while the archive is enabled, then it is refused as a conflict and nothing is read; once disabled it runs', async () => {
+    const { worker, call } = setup();
+    await worker.start();
+    await call({ action: 'configure', request: { enabled: true } });
+    const request = { from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' };
+
+    const refused = await call({ action: 'restore', request });
+    await call({ action: 'configure', request: { enabled: false } });
+    const allowed = await call({ action: 'restore', request });
+
+    expect(refused).toMatchObject({
+      outcome: 'refused',
+      code: 'conflict',
+      message: expect.stringMatching(/disable the archive first/),
+    });
+    expect(allowed).toMatchObject({ outcome: 'ok', restored: 0 });
+  });
 });

@@ -170,6 +170,11 @@ export function parseEncryptionKey(text: string | undefined): Buffer | undefined
 export const restoreConfigSpec = defineConfig({
   mongodbUrl: archiveConfigSpec.mongodbUrl,
   database: archiveConfigSpec.database,
+  // Only for the state a restore reads when the archive never ran (stored as the worker would).
+  enabled: archiveConfigSpec.enabled,
+  retentionDays: archiveConfigSpec.retentionDays,
+  storageLimit: archiveConfigSpec.storageLimit,
+  mediaRoot: archiveConfigSpec.mediaRoot,
   store: archiveConfigSpec.store,
   dir: archiveConfigSpec.dir,
   s3Endpoint: archiveConfigSpec.s3Endpoint,

@@ -15,8 +15,8 @@ import type {
 import { createArchiveCommands } from './domain/archive-commands';
 import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';
-import type { MediaFiles } from './domain/media-files';
-import { restoreRange } from './domain/restore';
+import type { MediaFiles, MediaWriter } from './domain/media-files';
+import { refuseRestoreWhileEnabled, restoreRange } from './domain/restore';
 import { createArchiveLoop } from './entry/archive-loop';
 import { createArchiveRpcHandler } from './entry/archive.rpc';
 import { createArchiveMetrics } from './metrics';
@@ -33,7 +33,7 @@ export {
 export { restoreRange, type RestoreRange, type RestoreReport } from './domain/restore';
 export { ArchiveObjectCorruptError, decodeChunk, encodeChunk } from './domain/chunk-codec';
 export { chunkKeys } from './domain/manifest';
-export { createLocalMediaFiles } from './local-media-files';
+export { createLocalMediaFiles, createLocalMediaWriter } from './local-media-files';
 export { openArchiveStore } from './open-stores';
 
 /** archive.rpc requests handled at once by one worker. */
@@ -48,6 +48,8 @@ export interface ArchiveWorkerDeps {
   archive: Pick<ArchiveStore, 'put' | 'verify' | 'list' | 'get' | 'ensureReady'>;
   state: ArchiveStateStore;
   media?: MediaFiles;
+  /** Puts media files back on restore; absent: they stay in the archive. */
+  mediaWriter?: MediaWriter;
   encryptionKey?: Buffer;
   /** The environment's settings: the first state's, and storage_limit at every start. */
   defaults: ArchiveSettings;
@@ -93,6 +95,15 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         metrics.items.inc(items);
         metrics.mediaFiles.inc(media);
         metrics.bytes.inc(bytes);
+      },
+      // Once per file: its items are archived with it, so no later pass sees it again.
+      mediaSkipped(file) {
+        metrics.mediaSkipped.inc({ reason: file.reason });
+        logger.warn(file, 'archive: media file not archived (the items are)');
+      },
+      mediaNotRemoved(file) {
+        metrics.mediaNotRemoved.inc();
+        logger.warn(file, 'archive: archived media file could not be deleted (left on disk)');
       },
     },
   });
@@ -163,8 +174,14 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         loop.runNow();
         break;
       case 'restore': {
+        refuseRestoreWhileEnabled((await commands.load()).settings);
         const report = await restoreRange(
-          { archive: deps.archive, content: deps.content, encryptionKey: deps.encryptionKey },
+          {
+            archive: deps.archive,
+            content: deps.content,
+            ...(deps.encryptionKey ? { encryptionKey: deps.encryptionKey } : {}),
+            ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
+          },
           {
             from: new Date(command.request.from),
             to: new Date(command.request.to),

@@ -11,7 +11,12 @@ import {
 } from '@screenfleet/runtime';
 import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfleet/storage';
 import { archiveConfigSpec, checkArchiveConfig, parseEncryptionKey } from './config';
-import { createArchiveWorker, createLocalMediaFiles, openArchiveStore } from './index';
+import {
+  createArchiveWorker,
+  createLocalMediaFiles,
+  createLocalMediaWriter,
+  openArchiveStore,
+} from './index';
 
 void runMain(
   async () => {
@@ -42,7 +47,12 @@ void runMain(
       content,
       archive,
       state,
-      ...(config.mediaRoot ? { media: createLocalMediaFiles(config.mediaRoot) } : {}),
+      ...(config.mediaRoot
+        ? {
+            media: createLocalMediaFiles(config.mediaRoot),
+            mediaWriter: createLocalMediaWriter(config.mediaRoot),
+          }
+        : {}),
       ...(encryptionKey ? { encryptionKey } : {}),
       defaults: {
         enabled: config.enabled,

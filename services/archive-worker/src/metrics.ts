@@ -19,6 +19,17 @@ export function createArchiveMetrics(registry: Registry) {
       help: 'Media files uploaded with their chunk',
       registers,
     }),
+    mediaSkipped: new Counter({
+      name: 'archive_media_files_skipped_total',
+      help: 'Media files of archived items not uploaded (listed in the manifest), by reason (missing, refused)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    mediaNotRemoved: new Counter({
+      name: 'archive_media_files_not_removed_total',
+      help: 'Archived media files that could not be deleted locally (left on disk)',
+      registers,
+    }),
     bytes: new Counter({
       name: 'archive_uploaded_bytes_total',
       help: 'Bytes written to the archive store (chunks, manifests, media)',

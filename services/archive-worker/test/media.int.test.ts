@@ -1,4 +1,5 @@
 import {
+  renameSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -9,7 +10,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createArchiver, createLocalMediaFiles } from '@screenfleet/archive-worker';
+import {
+  createArchiver,
+  createLocalMediaFiles,
+  createLocalMediaWriter,
+  restoreRange,
+} from '@screenfleet/archive-worker';
 import { archivedKeys, item, openStores, settings, type Stores } from './support';
 
 describe('media files under the media root, against a real directory', () => {
@@ -65,6 +71,92 @@ describe('media files under the media root, against a real directory', () => {
     expect(readFileSync(path.join(outside, 'key.pem'), 'utf8')).toBe('private key');
   });
 
+  it('when old items name a file by another spelling ("./" or a symlink inside the root) and a newer item names it plainly, then the file stays on disk', async () => {
+    s = await openStores('fs');
+    const video = path.join(root, 'monitor_1', 'v.mp4');
+    writeFileSync(video, 'video-v');
+    symlinkSync(video, path.join(root, 'monitor_1', 'alias.mp4'));
+    await s.content.insertItems([
+      item(20, { file_path: `${root}/monitor_1/./v.mp4` }),
+      item(20, { file_path: `${root}//monitor_1/v.mp4` }),
+      item(20, { file_path: path.join(root, 'monitor_1', 'alias.mp4') }),
+      item(1, { file_path: video }),
+    ]);
+    const media = createLocalMediaFiles(root);
+
+    const report = await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media,
+      chunkSize: 10,
+      defaults: settings(),
+    }).runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', items: 3, mediaFiles: 0 });
+    expect(readFileSync(video, 'utf8')).toBe('video-v');
+    await expect(media.check(`${root}/monitor_1/./v.mp4`)).resolves.toMatchObject({
+      kind: 'refused',
+    });
+    await expect(media.check(path.join(root, 'monitor_1', 'alias.mp4'))).resolves.toMatchObject({
+      kind: 'refused',
+    });
+    await expect(media.check(video)).resolves.toMatchObject({ kind: 'inside' });
+  });
+
+  it('when media files of a chunk loop, are too long, missing, directories or dangling links, then the pass archives every item, uploads the good file and lists the others in the manifest', async () => {
+    s = await openStores('fs');
+    const dir = path.join(root, 'monitor_1');
+    symlinkSync(path.join(dir, 'loop.mp4'), path.join(dir, 'loop.mp4')); // ELOOP
+    symlinkSync(path.join(dir, 'gone.mp4'), path.join(dir, 'dangling.mp4'));
+    mkdirSync(path.join(dir, 'folder.mp4'));
+    const good = path.join(dir, 'a.mp4');
+    const bad = {
+      loop: path.join(dir, 'loop.mp4'),
+      long: path.join(dir, `${'x'.repeat(300)}.mp4`), // ENAMETOOLONG
+      missing: path.join(dir, 'never.mp4'),
+      folder: path.join(dir, 'folder.mp4'),
+      dangling: path.join(dir, 'dangling.mp4'),
+    };
+    await s.content.insertItems([
+      ...Object.values(bad).map((filePath) => item(20, { file_path: filePath })),
+      item(20, { file_path: good }),
+    ]);
+    const skipped: Array<{ file_path: string; reason: string }> = [];
+
+    const report = await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media: createLocalMediaFiles(root),
+      chunkSize: 10,
+      defaults: settings(),
+      observer: { chunkArchived: () => undefined, mediaSkipped: (file) => skipped.push(file) },
+    }).runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', items: 6, mediaFiles: 1 });
+    expect(await s.content.countRange({ to: new Date() })).toBe(0);
+    expect(existsSync(good)).toBe(false);
+    expect(existsSync(bad.folder)).toBe(true);
+    const [manifestKey] = await archivedKeys(s.archive, 'manifests/');
+    const manifest = JSON.parse(
+      (await s.archive.get(manifestKey!)).subarray(5).toString('utf8'),
+    ) as { media: Array<{ file_path: string }>; media_skipped: typeof skipped };
+    expect(manifest.media.map((m) => m.file_path)).toEqual([good]);
+    const reasons = Object.fromEntries(manifest.media_skipped.map((m) => [m.file_path, m.reason]));
+    expect(reasons).toEqual({
+      [bad.loop]: 'refused',
+      [bad.long]: 'refused',
+      [bad.missing]: 'missing',
+      [bad.folder]: 'refused',
+      [bad.dangling]: 'missing',
+    });
+    expect(manifest.media_skipped.find((m) => m.file_path === bad.loop)).toMatchObject({
+      detail: expect.stringMatching(/ELOOP/),
+    });
+    expect(skipped).toHaveLength(5);
+  });
+
   it('when archived items name files inside and outside the root, then only the inside one is uploaded and deleted; the others are untouched and the items archived', async () => {
     s = await openStores('fs');
     const inside = path.join(root, 'monitor_1', 'a.mp4');
@@ -95,5 +187,88 @@ describe('media files under the media root, against a real directory', () => {
     expect(mediaKeys[0]).toMatch(/\/0-a\.mp4\.sfa$/);
     const state = await s.state.load(undefined as never);
     expect(state.counters.media_files_uploaded).toBe(1);
+  });
+
+  it('when archived media files are restored, then each comes back to its path, a different file already there is kept, and a second restore finds them in place', async () => {
+    s = await openStores('fs');
+    const dir = path.join(root, 'monitor_2', 'day');
+    mkdirSync(dir, { recursive: true });
+    const v1 = path.join(dir, 'v1.mp4');
+    const v2 = path.join(dir, 'v2.mp4');
+    writeFileSync(v1, 'video-1');
+    writeFileSync(v2, 'video-2');
+    const docs = [item(20, { file_path: v1 }), item(20, { file_path: v2 })];
+    await s.content.insertItems(docs);
+    const key = Buffer.alloc(32, 7);
+    await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media: createLocalMediaFiles(root),
+      encryptionKey: key,
+      chunkSize: 10,
+      defaults: settings(),
+    }).runPass();
+    expect(existsSync(v1) || existsSync(v2)).toBe(false);
+    rmSync(path.join(root, 'monitor_2'), { recursive: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(v2, 'someone else'); // a different file now in v2's place
+    const restore = () =>
+      restoreRange(
+        {
+          archive: s!.archive,
+          content: s!.content,
+          encryptionKey: key,
+          media: createLocalMediaWriter(root),
+        },
+        { from: new Date(0), to: new Date() },
+      );
+
+    const first = await restore();
+    const second = await restore();
+
+    expect(first).toMatchObject({ restored: 2, media: { written: 1, conflict: 1 } });
+    expect(second).toMatchObject({ alreadyStored: 2, media: { already: 1, conflict: 1 } });
+    expect(readFileSync(v1, 'utf8')).toBe('video-1');
+    expect(readFileSync(v2, 'utf8')).toBe('someone else');
+  });
+
+  it('when a media path to restore leads out of the root, then nothing is written there', async () => {
+    symlinkSync(outside, path.join(root, 'out'));
+    const writer = createLocalMediaWriter(root);
+
+    await expect(writer.restore(path.join(root, 'out', 'x.mp4'), Buffer.from('x'))).resolves.toBe(
+      'refused',
+    );
+    await expect(writer.restore(path.join(outside, 'y.mp4'), Buffer.from('y'))).resolves.toBe(
+      'refused',
+    );
+    await expect(writer.restore(`${root}/a/../../secrets/z.mp4`, Buffer.from('z'))).resolves.toBe(
+      'refused',
+    );
+    expect(existsSync(path.join(outside, 'x.mp4'))).toBe(false);
+    expect(existsSync(path.join(outside, 'y.mp4'))).toBe(false);
+  });
+
+  it('when the media root is replaced after start (an unmounted volume), then the pass fails and no item leaves', async () => {
+    s = await openStores('fs');
+    await s.content.insertItems([item(20, { file_path: path.join(root, 'monitor_1', 'a.mp4') })]);
+    const media = createLocalMediaFiles(root);
+    renameSync(root, `${root}-mounted`);
+    mkdirSync(root); // the empty mount point left behind
+
+    const report = await createArchiver({
+      content: s.content,
+      archive: s.archive,
+      state: s.state,
+      media,
+      chunkSize: 10,
+      defaults: settings(),
+    }).runPass();
+
+    expect(report).toMatchObject({ outcome: 'failed', items: 0 });
+    expect(report.error).toMatch(/not the directory it was at start/);
+    expect(await s.content.countRange({ to: new Date() })).toBe(1);
+    expect(await archivedKeys(s.archive, 'chunks/')).toEqual([]);
   });
 });

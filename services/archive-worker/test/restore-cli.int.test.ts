@@ -47,6 +47,14 @@ describe('npm run archive:restore', () => {
       'laptop',
     ];
 
+    const whileEnabled = await run(process.execPath, args, { env }).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(whileEnabled).toMatchObject({ code: 1 });
+    expect(JSON.stringify(whileEnabled)).toMatch(/disable the archive first/);
+    const stored = await s.state.load(undefined as never);
+    await s.state.save({ ...stored, settings: { ...stored.settings, enabled: false } });
+
     const first = await run(process.execPath, args, { env });
     const second = await run(process.execPath, args, { env });
 

@@ -90,6 +90,14 @@ describe('archive.rpc over the real broker', () => {
     });
     expect(after.outcome === 'ok' && after.status.last_cleanup).toEqual(expect.any(String));
 
+    expect(
+      await call(client, {
+        action: 'restore',
+        request: { from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' },
+      }),
+    ).toMatchObject({ outcome: 'refused', code: 'conflict' });
+    expect(await allItems(s.content)).toHaveLength(1);
+
     expect(await call(client, { action: 'configure', request: { enabled: false } })).toMatchObject({
       outcome: 'ok',
       status: { enabled: false },

@@ -8,6 +8,7 @@ import {
   memoryStateStore,
 } from '../../test/memory-ports';
 import { createArchiver, type ArchiverDeps, type PassStep } from './archive-pass';
+import { ArchiveObjectCorruptError } from './chunk-codec';
 import { restoreRange } from './restore';
 
 const now = new Date('2026-03-01T00:00:00Z');
@@ -77,6 +78,26 @@ describe('archive pass', () => {
     await expect(
       restoreRange({ archive, content: memoryContentStore() }, { from: old(0), to: now }),
     ).rejects.toThrow(/encrypted and no ARCHIVE_ENCRYPTION_KEY/);
+  });
+
+  it('when a manifest is damaged or replaced by an unencrypted one, then a restore fails with ArchiveObjectCorruptError', async () => {
+    const { archive, archiver } = setup([buildDoc({ timestamp: old(1) })]);
+    await archiver.runPass();
+    const manifestKey = [...archive.objects.keys()].find((k) => k.startsWith('manifests/'))!;
+    const plain = archive.objects.get(manifestKey)!;
+    const restore = (encryptionKey?: Buffer) =>
+      restoreRange(
+        { archive, content: memoryContentStore(), ...(encryptionKey ? { encryptionKey } : {}) },
+        { from: old(0), to: now },
+      );
+
+    // A key is configured: the plain (forged or downgraded) manifest is refused.
+    await expect(restore(randomBytes(32))).rejects.toThrow(ArchiveObjectCorruptError);
+    await expect(restore(randomBytes(32))).rejects.toThrow(/is not encrypted but ARCHIVE_/);
+    // No key: a cut-off manifest is a corrupt object, not a raw SyntaxError.
+    archive.objects.set(manifestKey, plain.subarray(0, plain.length - 5));
+    await expect(restore()).rejects.toThrow(ArchiveObjectCorruptError);
+    await expect(restore()).rejects.toThrow(/is not a valid manifest/);
   });
 
   it('when archived and restored, then exactly the original documents come back', async () => {
@@ -237,6 +258,92 @@ describe('archive pass', () => {
     expect(mediaKeys).toHaveLength(2);
     expect(state.current()!.counters.media_files_uploaded).toBe(2);
     expect(content.items.size).toBe(1);
+  });
+});
+
+describe('archive pass, media files that fail', () => {
+  it('when a media file fails to read or to delete, then the items are archived, the failure is reported and listed, and the pass is done', async () => {
+    const media = memoryMedia({ '/media/bad.mp4': 'x', '/media/good.mp4': 'y' });
+    media.read = (realPath) =>
+      realPath === '/media/bad.mp4'
+        ? Promise.reject(Object.assign(new Error('i/o error'), { code: 'EIO' }))
+        : Promise.resolve(media.contents.get(realPath)!);
+    media.remove = () => Promise.reject(Object.assign(new Error('read-only'), { code: 'EROFS' }));
+    const docs = [
+      buildDoc({ timestamp: old(1), file_path: '/media/bad.mp4' }),
+      buildDoc({ timestamp: old(2), file_path: '/media/good.mp4' }),
+      buildDoc({ timestamp: old(3), file_path: '/media/none.mp4' }),
+    ];
+    const skipped: unknown[] = [];
+    const notRemoved: unknown[] = [];
+    const { content, archive, archiver } = setup(docs, {
+      media,
+      observer: {
+        chunkArchived: () => undefined,
+        mediaSkipped: (file) => skipped.push(file),
+        mediaNotRemoved: (file) => notRemoved.push(file),
+      },
+    });
+
+    const report = await archiver.runPass();
+
+    expect(report).toMatchObject({ outcome: 'done', items: 3, mediaFiles: 1 });
+    expect(content.items.size).toBe(0);
+    expect([...media.contents.keys()].sort()).toEqual(['/media/bad.mp4', '/media/good.mp4']);
+    expect(skipped).toEqual([
+      expect.objectContaining({ file_path: '/media/none.mp4', reason: 'missing' }),
+      expect.objectContaining({
+        file_path: '/media/bad.mp4',
+        reason: 'refused',
+        detail: 'EIO: i/o error',
+      }),
+    ]);
+    expect(notRemoved).toEqual([{ file_path: '/media/good.mp4', detail: 'EROFS: read-only' }]);
+    const manifestKey = [...archive.objects.keys()].find((k) => k.startsWith('manifests/'))!;
+    const manifest = JSON.parse(archive.objects.get(manifestKey)!.subarray(5).toString('utf8')) as {
+      media_skipped: unknown[];
+    };
+    expect(manifest.media_skipped).toHaveLength(2);
+  });
+});
+
+describe('restore of media files', () => {
+  it('when archived items had media files, then a restore checks, decrypts and hands each back to the media writer, and a tampered one fails', async () => {
+    const media = memoryMedia({ '/media/v1.mp4': 'video-1', '/media/v2.mp4': 'video-2' });
+    const key = randomBytes(32);
+    const docs = [
+      buildDoc({ timestamp: old(1), file_path: '/media/v1.mp4' }),
+      buildDoc({ timestamp: old(2), file_path: '/media/v1.mp4' }),
+      buildDoc({ timestamp: old(3), file_path: '/media/v2.mp4' }),
+    ];
+    const { archive, archiver } = setup(docs, { media, encryptionKey: key });
+    await archiver.runPass();
+    expect(media.contents.size).toBe(0);
+    const written = new Map<string, string>();
+    const writer = {
+      restore: (filePath: string, bytes: Buffer) => {
+        const outcome = written.has(filePath) ? ('already' as const) : ('written' as const);
+        written.set(filePath, bytes.toString());
+        return Promise.resolve(outcome);
+      },
+    };
+    const restore = () =>
+      restoreRange(
+        { archive, content: memoryContentStore(), encryptionKey: key, media: writer },
+        { from: old(0), to: now },
+      );
+
+    const report = await restore();
+
+    expect(report).toMatchObject({ restored: 3, media: { written: 2, already: 0 } });
+    expect(Object.fromEntries(written)).toEqual({
+      '/media/v1.mp4': 'video-1',
+      '/media/v2.mp4': 'video-2',
+    });
+    const mediaKey = [...archive.objects.keys()].find((k) => k.startsWith('media/'))!;
+    const body = archive.objects.get(mediaKey)!;
+    body[body.length - 1] = body[body.length - 1]! ^ 1;
+    await expect(restore()).rejects.toThrow(/does not match its recorded SHA-256/);
   });
 });
 

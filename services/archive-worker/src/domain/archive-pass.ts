@@ -9,8 +9,13 @@ import type {
 } from '@screenfleet/storage';
 import { initialArchiveState, withCommandFields, DAY_MS } from './archive-state';
 import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
-import { buildManifest, chunkKeys, type ManifestMedia } from './manifest';
-import type { MediaFiles } from './media-files';
+import {
+  buildManifest,
+  chunkKeys,
+  type ManifestMedia,
+  type ManifestSkippedMedia,
+} from './manifest';
+import type { MediaCheck, MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
   content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
@@ -36,6 +41,10 @@ export type PassStep = 'uploaded' | 'recorded' | 'deleted';
 /** What the metrics watch, without the domain knowing prom-client. */
 export interface PassObserver {
   chunkArchived(chunk: { items: number; media: number; bytes: number }): void;
+  /** A media file of an archived chunk that was not uploaded (listed in its manifest). */
+  mediaSkipped?(file: ManifestSkippedMedia & { chunk_key: string }): void;
+  /** An archived media file that could not be deleted locally (it stays on disk). */
+  mediaNotRemoved?(file: { file_path: string; detail: string }): void;
 }
 
 export type PassOutcome =
@@ -99,27 +108,75 @@ export function createArchiver(deps: ArchiverDeps) {
     return record({ ...state, cleanup_pending: null });
   }
 
-  /** Many frames share one video file: it goes only once no stored item names it any more. */
+  /**
+   * Many frames share one video file: it goes only once no stored item names it any more. A file
+   * that cannot be removed is reported and left (the items are archived already); only the
+   * content store's in-use query fails the pass.
+   */
   async function removeUnreferencedMedia(paths: string[]): Promise<void> {
     const media = deps.media;
     if (!media || paths.length === 0) return;
     const inUse = await deps.content.filePathsInUse(paths);
     for (const filePath of paths) {
       if (inUse.has(filePath)) continue;
-      const check = await media.check(filePath);
-      if (check.kind === 'inside') await media.remove(check.realPath);
+      try {
+        const check = await media.check(filePath);
+        if (check.kind === 'inside') await media.remove(check.realPath);
+      } catch (error) {
+        deps.observer?.mediaNotRemoved?.({ file_path: filePath, detail: describe(error) });
+      }
     }
   }
 
+  /**
+   * The chunk's media files under the root. A file that is missing, refused, or fails to check
+   * (ELOOP, EACCES, ENAMETOOLONG...) is skipped, listed in the manifest and reported: one bad
+   * file never stops the archive (every pass starts from the oldest item, so it would for ever).
+   */
   async function collectMedia(docs: readonly ContentDocument[]) {
     const found: Array<{ filePath: string; realPath: string }> = [];
-    if (!deps.media) return found;
+    const skipped: ManifestSkippedMedia[] = [];
+    if (!deps.media) return { found, skipped };
+    // Not a per-file problem: a root that changed fails the pass (nothing is archived).
+    await deps.media.ready?.();
     const paths = [...new Set(docs.map((doc) => doc.file_path).filter((p) => p !== null))];
     for (const filePath of paths) {
-      const check = await deps.media.check(filePath);
+      let check: MediaCheck;
+      try {
+        check = await deps.media.check(filePath);
+      } catch (error) {
+        check = { kind: 'refused', reason: describe(error) };
+      }
       if (check.kind === 'inside') found.push({ filePath, realPath: check.realPath });
+      else if (check.kind === 'missing') skipped.push({ file_path: filePath, reason: 'missing' });
+      else skipped.push({ file_path: filePath, reason: 'refused', detail: check.reason });
     }
-    return found;
+    return { found, skipped };
+  }
+
+  /** Reads and seals each file; one that fails to read joins the skipped ones. */
+  async function sealMedia(
+    found: Array<{ filePath: string; realPath: string }>,
+    skipped: ManifestSkippedMedia[],
+    mediaKey: (index: number, filePath: string) => string,
+  ) {
+    const sealedMedia: Array<{ entry: ManifestMedia; sealed: EncodedChunk }> = [];
+    for (const [index, file] of found.entries()) {
+      let bytes: Buffer;
+      try {
+        bytes = await deps.media!.read(file.realPath);
+      } catch (error) {
+        skipped.push({ file_path: file.filePath, reason: 'refused', detail: describe(error) });
+        continue;
+      }
+      const sealed = sealBytes(bytes, deps.encryptionKey);
+      const key = mediaKey(index, file.filePath);
+      sealedMedia.push({
+        sealed,
+        entry: { file_path: file.filePath, key, sha256: sealed.sha256, size: sealed.body.length },
+      });
+    }
+    return sealedMedia;
   }
 
   async function putVerified(key: string, sealed: EncodedChunk): Promise<void> {
@@ -132,23 +189,16 @@ export function createArchiver(deps: ArchiverDeps) {
     docs: ContentDocument[],
   ): Promise<{ state: ArchiveState; limited: boolean; media: number }> {
     const keys = chunkKeys(docs);
-    const found = await collectMedia(docs);
+    const { found, skipped } = await collectMedia(docs);
     mediaPending = found.length;
-    const sealedMedia: Array<{ entry: ManifestMedia; sealed: EncodedChunk }> = [];
-    for (const [index, file] of found.entries()) {
-      const sealed = sealBytes(await deps.media!.read(file.realPath), deps.encryptionKey);
-      const key = keys.media(index, file.filePath);
-      sealedMedia.push({
-        sealed,
-        entry: { file_path: file.filePath, key, sha256: sealed.sha256, size: sealed.body.length },
-      });
-    }
+    const sealedMedia = await sealMedia(found, skipped, keys.media);
     const chunk = encodeChunk(docs, deps.encryptionKey);
     const manifest = buildManifest(
       docs,
       { key: keys.chunk, sha256: chunk.sha256, size: chunk.body.length },
       sealedMedia.map((m) => m.entry),
       now(),
+      skipped,
     );
     const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.encryptionKey);
     const bytes =
@@ -193,11 +243,13 @@ export function createArchiver(deps: ArchiverDeps) {
       cleanup_pending: {
         chunk_key: keys.chunk,
         item_ids: docs.map((doc) => doc._id),
-        media_paths: found.map((file) => file.filePath),
+        // Only what was uploaded: a file that failed to read is not deleted.
+        media_paths: sealedMedia.map((m) => m.entry.file_path),
       },
     });
     await step('recorded');
     deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
+    for (const file of skipped) deps.observer?.mediaSkipped?.({ ...file, chunk_key: keys.chunk });
     return { state: await finishCleanup(recorded), limited: false, media: sealedMedia.length };
   }
 
@@ -280,4 +332,11 @@ function compareKey(a: { timestamp: Date; id: string }, b: ContentDocument): num
   const dt = a.timestamp.getTime() - b.timestamp.getTime();
   if (dt !== 0) return dt;
   return a.id < b._id ? -1 : a.id > b._id ? 1 : 0;
+}
+
+/** An error in one line: its code (ELOOP, EACCES...) and message. */
+function describe(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -72,4 +72,15 @@ describe('chunk codec', () => {
       /no archive header/,
     );
   });
+
+  it('when a key is configured and an object is not encrypted, then decoding refuses it', () => {
+    const plain = encodeChunk(docs);
+
+    expect(() => decodeChunk(plain.body, key, { name: 'chunks/forged' })).toThrow(
+      ArchiveObjectCorruptError,
+    );
+    expect(() => decodeChunk(plain.body, key, { name: 'chunks/forged' })).toThrow(
+      /chunks\/forged is not encrypted but ARCHIVE_ENCRYPTION_KEY is configured/,
+    );
+  });
 });

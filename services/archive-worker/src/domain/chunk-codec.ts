@@ -94,7 +94,16 @@ export function openBytes(
   }
   const flags = body[MAGIC.length];
   const rest = body.subarray(MAGIC.length + 1);
-  if (flags === 0) return rest;
+  if (flags === 0) {
+    // With a key configured every object this archive wrote is sealed: a plain one was put
+    // there by someone else (a forged or downgraded object), so it is never trusted.
+    if (key) {
+      throw new ArchiveObjectCorruptError(
+        `archive object ${name} is not encrypted but ARCHIVE_ENCRYPTION_KEY is configured (refused: not written by this archive)`,
+      );
+    }
+    return rest;
+  }
   if (flags !== FLAG_ENCRYPTED) {
     throw new ArchiveObjectCorruptError(`archive object ${name} has unknown flags ${flags}`);
   }

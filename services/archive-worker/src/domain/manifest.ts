@@ -10,6 +10,14 @@ export interface ManifestMedia {
   size: number;
 }
 
+/** A media file of the chunk that was not archived, and why (never read, nor deleted). */
+export interface ManifestSkippedMedia {
+  file_path: string;
+  /** missing: nothing there; refused: not a file the archive may read (see detail). */
+  reason: 'missing' | 'refused';
+  detail?: string;
+}
+
 /**
  * What a restore needs to find and check a chunk without opening it: stored (sealed like the
  * chunk) under `manifests/` with the same name as the chunk under `chunks/`.
@@ -25,6 +33,8 @@ export interface ManifestEntry {
   first: { timestamp: string; id: string };
   last: { timestamp: string; id: string };
   media: ManifestMedia[];
+  /** Named by items of the chunk but not archived: the items travel without them. */
+  media_skipped?: ManifestSkippedMedia[];
   created_at: string;
 }
 
@@ -61,6 +71,7 @@ export function buildManifest(
   chunk: { key: string; sha256: string; size: number },
   media: ManifestMedia[],
   now: Date,
+  skipped: ManifestSkippedMedia[] = [],
 ): ManifestEntry {
   const first = docs[0]!;
   const last = docs[docs.length - 1]!;
@@ -74,6 +85,7 @@ export function buildManifest(
     first: { timestamp: first.timestamp.toISOString(), id: first._id },
     last: { timestamp: last.timestamp.toISOString(), id: last._id },
     media,
+    media_skipped: skipped,
     created_at: now.toISOString(),
   };
 }

@@ -1,14 +1,18 @@
 /**
  * `npm run archive:restore -- --from <ISO> --to <ISO> [--device NAME]`: puts archived items of
  * [from, to) back into the content store, verifying and decrypting every chunk first. Reads the
- * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY).
- * Safe to repeat: items already in the content store are counted, not duplicated.
+ * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY,
+ * ARCHIVE_MEDIA_ROOT to put media files back).
+ * Safe to repeat: items already in the content store are counted, not duplicated. Refused while
+ * the archive is enabled (its next pass would archive the restored items again).
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, runMain } from '@screenfleet/runtime';
-import { createMongoContentStore } from '@screenfleet/storage';
+import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfleet/storage';
 import { checkArchiveConfig, parseEncryptionKey, restoreConfigSpec } from '../config';
-import { restoreRange } from '../domain/restore';
+import { initialArchiveState } from '../domain/archive-state';
+import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
+import { createLocalMediaWriter } from '../local-media-files';
 import { openArchiveStore } from '../open-stores';
 
 void runMain(
@@ -26,11 +30,35 @@ void runMain(
     const config = loadConfig(restoreConfigSpec);
     checkArchiveConfig(config);
     const encryptionKey = parseEncryptionKey(config.encryptionKey);
+    const state = createMongoArchiveStateStore({
+      url: config.mongodbUrl,
+      database: config.database,
+    });
+    try {
+      const current = await state.load(
+        initialArchiveState(
+          {
+            enabled: config.enabled,
+            retention_days: config.retentionDays,
+            storage_limit: config.storageLimit,
+          },
+          new Date(),
+        ),
+      );
+      refuseRestoreWhileEnabled(current.settings);
+    } finally {
+      await state.close();
+    }
     const content = createMongoContentStore({ url: config.mongodbUrl, database: config.database });
     const archive = openArchiveStore(config);
     try {
       const report = await restoreRange(
-        { archive, content, ...(encryptionKey ? { encryptionKey } : {}) },
+        {
+          archive,
+          content,
+          ...(encryptionKey ? { encryptionKey } : {}),
+          ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
+        },
         { from, to, ...(values.device ? { device: values.device } : {}) },
       );
       process.stdout.write(`${JSON.stringify(report)}\n`);
