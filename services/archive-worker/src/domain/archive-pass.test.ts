@@ -240,6 +240,116 @@ describe('archive pass', () => {
   });
 });
 
+describe('archive pass: two workers on one chunk (a put slower than the lease)', () => {
+  const ttl = 30_000;
+  /** Two workers over shared stores; worker a's put of keys matching `slowKey` waits for release. */
+  function twoWorkers(docs: ContentDocument[], slowKey: RegExp) {
+    const key = randomBytes(32);
+    const { content, archive, state, deps } = setup(structuredClone(docs), { encryptionKey: key });
+    let clock = now.getTime();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let stalled = false;
+    const slowArchive: typeof archive = {
+      ...archive,
+      async put(objectKey, body, options) {
+        if (!stalled && slowKey.test(objectKey)) {
+          stalled = true;
+          await released;
+        }
+        return archive.put(objectKey, body, options);
+      },
+    };
+    const lease = (holder: string) => () => state.acquireLease(holder, ttl, new Date(clock));
+    const a = createArchiver({ ...deps, archive: slowArchive, holdsLease: lease('a') });
+    const b = createArchiver({ ...deps, holdsLease: lease('b') });
+    return {
+      content,
+      archive,
+      state,
+      key,
+      a,
+      b,
+      lease,
+      stalled: () => stalled,
+      release,
+      advance: (ms: number) => (clock += ms),
+    };
+  }
+
+  it('when the first worker writes its manifest after the second archived the chunk, then the manifest names its own chunk, nothing is recorded twice and a restore is exact', async () => {
+    const docs = [1, 2, 3].map((s) => buildDoc({ timestamp: old(s) }));
+    const w = twoWorkers(docs, /^manifests\//);
+    expect(await w.lease('a')()).toBe(true);
+    const late = w.a.runPass(); // uploads the chunk, then stalls on its manifest
+    await waitFor(w.stalled);
+
+    w.advance(ttl + 1); // a's lease expires; b takes over and archives the same items
+    expect(await w.lease('b')()).toBe(true);
+    expect(await w.b.runPass()).toMatchObject({ outcome: 'done', items: 3 });
+    expect(w.content.items.size).toBe(0);
+    w.release(); // a's manifest lands over b's
+    expect((await late).outcome).toBe('lease_lost');
+
+    const saved = w.state.current()!;
+    expect(saved.counters).toMatchObject({ chunks_uploaded: 1, items_archived: 3 });
+    expect(saved.cleanup_pending).toBeNull();
+    const restored = memoryContentStore();
+    const report = await restoreRange(
+      { archive: w.archive, content: restored, encryptionKey: w.key },
+      { from: old(0), to: now },
+    );
+    expect(report).toMatchObject({ chunks: 1, restored: 3 });
+    expect([...restored.items.values()].sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual(docs);
+  });
+
+  it('when the lease is lost while a chunk uploads, then the chunk is abandoned: nothing recorded or deleted, and the next holder archives it', async () => {
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const w = twoWorkers(docs, /^chunks\//);
+    expect(await w.lease('a')()).toBe(true);
+    const late = w.a.runPass();
+    await waitFor(w.stalled);
+
+    w.advance(ttl + 1);
+    expect(await w.lease('b')()).toBe(true);
+    w.release();
+    expect((await late).outcome).toBe('lease_lost');
+
+    expect(w.content.items.size).toBe(4); // nothing deleted unverified by a worker without a lease
+    expect(w.state.current()!.counters.chunks_uploaded).toBe(0);
+    expect(w.state.current()!.cleanup_pending).toBeNull();
+    expect(await w.b.runPass()).toMatchObject({ outcome: 'done', items: 4 });
+    const restored = memoryContentStore();
+    await restoreRange(
+      { archive: w.archive, content: restored, encryptionKey: w.key },
+      { from: old(0), to: now },
+    );
+    expect([...restored.items.values()].sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual(docs);
+  });
+
+  it('when the lease is lost between recording a chunk and deleting its items, then nothing is deleted and the next holder finishes the cleanup', async () => {
+    const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, state, deps } = setup(structuredClone(docs));
+    let held = true;
+    const a = createArchiver({
+      ...deps,
+      holdsLease: () => Promise.resolve(held),
+      onStep: (step) => {
+        if (step === 'recorded') held = false;
+        return Promise.resolve();
+      },
+    });
+
+    expect((await a.runPass()).outcome).toBe('lease_lost');
+    expect(content.items.size).toBe(2);
+    expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
+
+    expect((await createArchiver(deps).runPass()).outcome).toBe('done');
+    expect(content.items.size).toBe(0);
+    expect(state.current()!.counters.items_archived).toBe(2);
+  });
+});
+
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
   if (!condition()) throw new Error('condition not reached');

@@ -28,6 +28,12 @@ export interface ArchiverDeps {
   onStep?: (step: PassStep) => Promise<void>;
   /** Called before each chunk; false ends the pass (the lease is lost, or a stop was asked). */
   mayContinue?: () => Promise<boolean>;
+  /**
+   * Renews the lease and says whether this worker still holds it; asked right before a chunk is
+   * recorded and right before items are deleted. False abandons the chunk in hand with nothing
+   * recorded or deleted: whoever holds the lease now redoes it (its objects get keys of their own).
+   */
+  holdsLease?: () => Promise<boolean>;
   observer?: PassObserver;
 }
 
@@ -44,7 +50,9 @@ export type PassOutcome =
   | 'storage_limit'
   | 'failed'
   /** Stopped before the cutoff because mayContinue said so; nothing half done. */
-  | 'interrupted';
+  | 'interrupted'
+  /** The lease was lost mid-chunk: the chunk was abandoned unrecorded, nothing deleted. */
+  | 'lease_lost';
 
 export interface PassReport {
   outcome: PassOutcome;
@@ -63,6 +71,13 @@ export class NotVerifiedError extends AppError {
       'operation_failed',
       `archive object ${key} is not in the store as written (verify failed)`,
     );
+  }
+}
+
+/** Thrown inside a pass when the lease is gone: the pass stops without writing anything. */
+class LeaseLostError extends Error {
+  constructor(before: string) {
+    super(`the archive lease was lost before ${before}`);
   }
 }
 
@@ -90,9 +105,14 @@ export function createArchiver(deps: ArchiverDeps) {
     return next;
   }
 
+  async function ensureLease(before: string): Promise<void> {
+    if (deps.holdsLease && !(await deps.holdsLease())) throw new LeaseLostError(before);
+  }
+
   async function finishCleanup(state: ArchiveState): Promise<ArchiveState> {
     const pending = state.cleanup_pending;
     if (!pending) return state;
+    await ensureLease('deleting archived items');
     await deps.content.deleteByIds(pending.item_ids);
     await step('deleted');
     await removeUnreferencedMedia(pending.media_paths);
@@ -137,16 +157,17 @@ export function createArchiver(deps: ArchiverDeps) {
     const sealedMedia: Array<{ entry: ManifestMedia; sealed: EncodedChunk }> = [];
     for (const [index, file] of found.entries()) {
       const sealed = sealBytes(await deps.media!.read(file.realPath), deps.encryptionKey);
-      const key = keys.media(index, file.filePath);
+      const key = keys.media(index, file.filePath, sealed.sha256);
       sealedMedia.push({
         sealed,
         entry: { file_path: file.filePath, key, sha256: sealed.sha256, size: sealed.body.length },
       });
     }
     const chunk = encodeChunk(docs, deps.encryptionKey);
+    const chunkKey = keys.chunk(chunk.sha256);
     const manifest = buildManifest(
       docs,
-      { key: keys.chunk, sha256: chunk.sha256, size: chunk.body.length },
+      { key: chunkKey, sha256: chunk.sha256, size: chunk.body.length },
       sealedMedia.map((m) => m.entry),
       now(),
     );
@@ -170,7 +191,7 @@ export function createArchiver(deps: ArchiverDeps) {
 
     // Media and chunk before the manifest: a manifest never names an object that is not there.
     for (const { entry, sealed } of sealedMedia) await putVerified(entry.key, sealed);
-    await putVerified(keys.chunk, chunk);
+    await putVerified(chunkKey, chunk);
     await putVerified(keys.manifest, sealedManifest);
     await step('uploaded');
 
@@ -180,6 +201,7 @@ export function createArchiver(deps: ArchiverDeps) {
         ? state.watermark
         : { timestamp: last.timestamp, id: last._id };
     mediaPending = 0;
+    await ensureLease('recording a chunk');
     const recorded = await record({
       ...state,
       watermark,
@@ -191,7 +213,7 @@ export function createArchiver(deps: ArchiverDeps) {
       },
       media_files_pending: 0,
       cleanup_pending: {
-        chunk_key: keys.chunk,
+        chunk_key: chunkKey,
         item_ids: docs.map((doc) => doc._id),
         media_paths: found.map((file) => file.filePath),
       },
@@ -243,6 +265,9 @@ export function createArchiver(deps: ArchiverDeps) {
       });
       return { ...report, failures: 0 };
     } catch (error) {
+      // Another worker holds the lease and owns the state now: write nothing, count nothing.
+      if (error instanceof LeaseLostError)
+        return { ...report, outcome: 'lease_lost', error: error.message };
       const message = error instanceof Error ? error.message : String(error);
       const failures = state.failures + 1;
       // Best effort: when the state store itself is down this fails too, and the error stands.
