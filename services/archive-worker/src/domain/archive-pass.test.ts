@@ -7,6 +7,7 @@ import {
   memoryMedia,
   memoryStateStore,
 } from '../../test/memory-ports';
+import { createArchiveCommands } from './archive-commands';
 import { createArchiver, type ArchiverDeps, type PassStep } from './archive-pass';
 import { restoreRange } from './restore';
 
@@ -347,6 +348,70 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     expect((await createArchiver(deps).runPass()).outcome).toBe('done');
     expect(content.items.size).toBe(0);
     expect(state.current()!.counters.items_archived).toBe(2);
+  });
+});
+
+describe('archive pass and commands on the shared state', () => {
+  it('when configure {enabled:false} lands while the pass records a chunk, then it is not reverted and the pass stops', async () => {
+    const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, state, deps } = setup(docs);
+    const commands = createArchiveCommands({ state, defaults, now: () => now });
+    let armed = false;
+    // The command lands between the pass's reads and writes of the state (any worker may get it).
+    const racing: typeof state = {
+      ...state,
+      async load(initial) {
+        const loaded = await state.load(initial);
+        if (armed) {
+          armed = false;
+          await commands.configure({ enabled: false, retention_days: 3 });
+        }
+        return loaded;
+      },
+    };
+    const archiver = createArchiver({
+      ...deps,
+      state: racing,
+      onStep: (step) => {
+        if (step === 'uploaded') armed = true;
+        return Promise.resolve();
+      },
+    });
+
+    const report = await archiver.runPass();
+
+    expect(state.current()!.settings).toEqual({ ...defaults, enabled: false, retention_days: 3 });
+    expect(report.outcome).toBe('disabled');
+    expect(content.items.size).toBe(3); // the first chunk went; the pass stopped before the next
+    expect(state.current()!.counters.items_archived).toBe(3);
+  });
+
+  it('when the pass records progress meanwhile, then a run request made by a command meanwhile survives', async () => {
+    const docs = [1, 2, 3].map((s) => buildDoc({ timestamp: old(s) }));
+    const { state, deps } = setup(docs);
+    const commands = createArchiveCommands({ state, defaults, now: () => now });
+    let armed = false;
+    const racing: typeof state = {
+      ...state,
+      async load(initial) {
+        const loaded = await state.load(initial);
+        if (armed) {
+          armed = false;
+          await commands.requestRun();
+        }
+        return loaded;
+      },
+    };
+    await createArchiver({
+      ...deps,
+      state: racing,
+      onStep: (step) => {
+        if (step === 'recorded') armed = true;
+        return Promise.resolve();
+      },
+    }).runPass();
+
+    expect(state.current()!.run_requested_at).toEqual(now);
   });
 });
 

@@ -7,7 +7,7 @@ import type {
   ContentDocument,
   ContentStore,
 } from '@screenfleet/storage';
-import { initialArchiveState, withCommandFields, DAY_MS } from './archive-state';
+import { initialArchiveState, withCommandFields, DAY_MS, type PassFields } from './archive-state';
 import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
 import { buildManifest, chunkKeys, type ManifestMedia } from './manifest';
 import type { MediaFiles } from './media-files';
@@ -15,7 +15,7 @@ import type { MediaFiles } from './media-files';
 export interface ArchiverDeps {
   content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
   archive: Pick<ArchiveStore, 'put' | 'verify'>;
-  state: Pick<ArchiveStateStore, 'load' | 'save'>;
+  state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
   /** 32 bytes: AES-256-GCM for every object; absent for none. */
@@ -97,12 +97,16 @@ export function createArchiver(deps: ArchiverDeps) {
   let uploading = false;
   let mediaPending = 0;
 
-  /** Saves progress, keeping the settings and run requests that commands wrote meanwhile. */
-  async function record(progress: ArchiveState): Promise<ArchiveState> {
+  /**
+   * Writes these progress fields only (never the settings or run requests, which commands own),
+   * then reads the settings back: a configure that landed meanwhile (enabled false, a new
+   * retention) applies from the next chunk.
+   */
+  async function record(state: ArchiveState, fields: Partial<PassFields>): Promise<ArchiveState> {
+    const written = { ...fields, updated_at: now() };
+    await deps.state.update(written);
     const stored = await deps.state.load(initialArchiveState(deps.defaults, now()));
-    const next = { ...withCommandFields(progress, stored), updated_at: now() };
-    await deps.state.save(next);
-    return next;
+    return withCommandFields({ ...state, ...written }, stored);
   }
 
   async function ensureLease(before: string): Promise<void> {
@@ -116,7 +120,7 @@ export function createArchiver(deps: ArchiverDeps) {
     await deps.content.deleteByIds(pending.item_ids);
     await step('deleted');
     await removeUnreferencedMedia(pending.media_paths);
-    return record({ ...state, cleanup_pending: null });
+    return record(state, { cleanup_pending: null });
   }
 
   /** Many frames share one video file: it goes only once no stored item names it any more. */
@@ -183,7 +187,7 @@ export function createArchiver(deps: ArchiverDeps) {
         `storage limit reached: ${state.storage_used} of ${limit} bytes used and the next ` +
         `chunk needs ${bytes}; uploading stopped (raise the limit or free space, then run)`;
       return {
-        state: await record({ ...state, last_error: error, media_files_pending: mediaPending }),
+        state: await record(state, { last_error: error, media_files_pending: mediaPending }),
         limited: true,
         media: 0,
       };
@@ -202,8 +206,7 @@ export function createArchiver(deps: ArchiverDeps) {
         : { timestamp: last.timestamp, id: last._id };
     mediaPending = 0;
     await ensureLease('recording a chunk');
-    const recorded = await record({
-      ...state,
+    const recorded = await record(state, {
       watermark,
       storage_used: state.storage_used + bytes,
       counters: {
@@ -241,22 +244,21 @@ export function createArchiver(deps: ArchiverDeps) {
         { chunkSize: deps.chunkSize },
       )) {
         if (!state.settings.enabled || (deps.mayContinue && !(await deps.mayContinue()))) {
-          if (state.uploading_since) await record({ ...state, uploading_since: null });
+          if (state.uploading_since) await record(state, { uploading_since: null });
           return { ...report, outcome: state.settings.enabled ? 'interrupted' : 'disabled' };
         }
-        if (!state.uploading_since) state = await record({ ...state, uploading_since: now() });
+        if (!state.uploading_since) state = await record(state, { uploading_since: now() });
         const result = await archiveChunk(state, docs);
         state = result.state;
         if (result.limited) {
-          await record({ ...state, uploading_since: null });
+          await record(state, { uploading_since: null });
           return { ...report, outcome: 'storage_limit', error: state.last_error! };
         }
         report.chunks += 1;
         report.items += docs.length;
         report.mediaFiles += result.media;
       }
-      await record({
-        ...state,
+      await record(state, {
         last_cleanup: now(),
         last_error: null,
         failures: 0,
@@ -271,8 +273,7 @@ export function createArchiver(deps: ArchiverDeps) {
       const message = error instanceof Error ? error.message : String(error);
       const failures = state.failures + 1;
       // Best effort: when the state store itself is down this fails too, and the error stands.
-      await record({
-        ...state,
+      await record(state, {
         last_error: message,
         failures,
         media_files_pending: mediaPending,
