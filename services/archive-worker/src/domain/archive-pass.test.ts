@@ -415,6 +415,26 @@ describe('archive pass and commands on the shared state', () => {
   });
 });
 
+describe('storage_used reconciled with the store', () => {
+  it('when the store holds unreferenced copies and the count was doubled, then reconciling sets storage_used to the bytes stored', async () => {
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const { archive, state, archiver } = setup(docs);
+    await archiver.runPass();
+    archive.objects.set(
+      'chunks/2026/01/01/orphan-of-a-late-worker.jsonl.gz.sfa',
+      Buffer.alloc(700),
+    );
+    await state.update({ storage_used: state.current()!.storage_used * 2 });
+    const stored = [...archive.objects.values()].reduce((n, body) => n + body.length, 0);
+
+    const result = await archiver.reconcileStorageUsed();
+
+    expect(result.after).toBe(stored);
+    expect(state.current()!.storage_used).toBe(stored);
+    expect(state.current()!.counters.items_archived).toBe(4); // nothing else touched
+  });
+});
+
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
   if (!condition()) throw new Error('condition not reached');

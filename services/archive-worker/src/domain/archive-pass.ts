@@ -14,7 +14,7 @@ import type { MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
   content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
-  archive: Pick<ArchiveStore, 'put' | 'verify'>;
+  archive: Pick<ArchiveStore, 'put' | 'verify' | 'list'>;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
@@ -291,6 +291,21 @@ export function createArchiver(deps: ArchiverDeps) {
     isUploading: () => uploading,
     /** Media files of the chunk in hand not uploaded yet. */
     mediaFilesPending: () => mediaPending,
+    /**
+     * Sets storage_used to the bytes the archive store really holds (the sum of its objects'
+     * sizes): what this worker did not write or count (a crashed or late worker's unreferenced
+     * copies, a double count) stops skewing the storage limit. Called by the loop when it takes
+     * the lease, before its first pass; the whole listing, so once per takeover only.
+     */
+    async reconcileStorageUsed(): Promise<{ before: number; after: number }> {
+      let bytes = 0;
+      for await (const object of deps.archive.list('')) bytes += object.size;
+      const state = await deps.state.load(initialArchiveState(deps.defaults, now()));
+      if (state.storage_used !== bytes) {
+        await deps.state.update({ storage_used: bytes, updated_at: now() });
+      }
+      return { before: state.storage_used, after: bytes };
+    },
     /** Items still to archive: everything before the cutoff that is in the content store. */
     async pendingCount(settings: ArchiveSettings): Promise<number> {
       return deps.content.countRange({

@@ -1,7 +1,7 @@
 import { createLogger, Registry } from '@screenfleet/runtime';
-import { memoryStateStore } from '../../test/memory-ports';
-import type { Archiver, PassReport } from '../domain/archive-pass';
-import type { ArchiveCommands } from '../domain/archive-commands';
+import { memoryArchiveStore, memoryContentStore, memoryStateStore } from '../../test/memory-ports';
+import { createArchiver, type Archiver, type PassReport } from '../domain/archive-pass';
+import { createArchiveCommands, type ArchiveCommands } from '../domain/archive-commands';
 import { createArchiveMetrics } from '../metrics';
 import { createArchiveLoop } from './archive-loop';
 
@@ -14,6 +14,7 @@ describe('archive loop', () => {
     let passes = 0;
     const done: PassReport = { outcome: 'done', chunks: 1, items: 1, mediaFiles: 0, failures: 0 };
     const archiver = {
+      reconcileStorageUsed: () => Promise.resolve({ before: 0, after: 0 }),
       async runPass() {
         passes += 1;
         await sleep(4 * ttl); // one slow chunk: longer than the lease
@@ -43,6 +44,43 @@ describe('archive loop', () => {
         expect(await leases.acquireLease('b', ttl, new Date())).toBe(false);
       }
       expect(await loop.confirmLease()).toBe(true);
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it('when a worker takes the lease, then storage_used is set from what the archive store holds', async () => {
+    const state = memoryStateStore();
+    const archive = memoryArchiveStore();
+    archive.objects.set('chunks/2026/01/01/left-by-a-crash.jsonl.gz.sfa', Buffer.alloc(1234));
+    archive.objects.set('media/2026/01/01/x/0-abc-v.mp4.sfa', Buffer.alloc(66));
+    const defaults = { enabled: false, retention_days: 7, storage_limit: 1e12 };
+    const now = () => new Date();
+    await createArchiveCommands({ state, defaults, now }).load();
+    await state.update({ storage_used: 5 }); // counted by no one knows whom
+    const archiver = createArchiver({
+      content: memoryContentStore(),
+      archive,
+      state,
+      chunkSize: 10,
+      defaults,
+    });
+    const loop = createArchiveLoop({
+      archiver,
+      commands: createArchiveCommands({ state, defaults, now }),
+      leases: state,
+      holderId: 'a',
+      leaseTtlMs: 60_000,
+      intervalMs: 60_000,
+      retry: { initialMs: 1000, maxMs: 10_000 },
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      metrics: createArchiveMetrics(new Registry()),
+      now,
+    });
+    loop.start();
+    try {
+      for (let i = 0; i < 200 && state.current()!.storage_used !== 1300; i += 1) await sleep(5);
+      expect(state.current()!.storage_used).toBe(1300);
     } finally {
       await loop.stop();
     }

@@ -73,9 +73,21 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     return report;
   }
 
+  /** On taking the lease: storage_used from what the store holds (a failure keeps the old value). */
+  async function reconcile(): Promise<void> {
+    try {
+      const { before, after } = await archiver.reconcileStorageUsed();
+      if (before !== after) logger.info({ before, after }, 'archive storage_used reconciled');
+    } catch (error) {
+      logger.warn({ err: error }, 'archive storage_used not reconciled');
+    }
+  }
+
   async function tick(): Promise<void> {
     try {
+      const taken = !holds;
       if (!(await renew())) return;
+      if (taken) await reconcile();
       const state = await deps.commands.load();
       const requested = state.run_requested_at?.getTime() ?? 0;
       const manual = runAsked || requested > lastRunSeen;
