@@ -206,7 +206,15 @@ export function createArchiver(deps: ArchiverDeps) {
         : { timestamp: last.timestamp, id: last._id };
     mediaPending = 0;
     await ensureLease('recording a chunk');
+    // Fields are written in this order and not as one atomic write (see the port's update):
+    // cleanup_pending first, so a crash in between still gets the verified chunk's items
+    // deleted by the next pass (the counters then miss that chunk) rather than archived twice.
     const recorded = await record(state, {
+      cleanup_pending: {
+        chunk_key: chunkKey,
+        item_ids: docs.map((doc) => doc._id),
+        media_paths: found.map((file) => file.filePath),
+      },
       watermark,
       storage_used: state.storage_used + bytes,
       counters: {
@@ -215,11 +223,6 @@ export function createArchiver(deps: ArchiverDeps) {
         media_files_uploaded: state.counters.media_files_uploaded + sealedMedia.length,
       },
       media_files_pending: 0,
-      cleanup_pending: {
-        chunk_key: chunkKey,
-        item_ids: docs.map((doc) => doc._id),
-        media_paths: found.map((file) => file.filePath),
-      },
     });
     await step('recorded');
     deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
