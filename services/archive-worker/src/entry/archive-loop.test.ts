@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('archive loop', () => {
   it('when a pass outlasts the lease, then the holder keeps renewing it and no other worker gets in', async () => {
-    const ttl = 150;
+    const ttl = 300;
     const leases = memoryStateStore();
     let passes = 0;
     const done: PassReport = { outcome: 'done', chunks: 1, items: 1, mediaFiles: 0, failures: 0 };
