@@ -328,6 +328,27 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     expect([...restored.items.values()].sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual(docs);
   });
 
+  it("when the lease is found lost between chunks, then the pass stops without clearing the new holder's uploading_since", async () => {
+    const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, state, deps } = setup(structuredClone(docs));
+    let held = true;
+    const b = new Date('2026-03-01T00:00:05Z');
+    const a = createArchiver({
+      ...deps,
+      holdsLease: () => Promise.resolve(held),
+      mayContinue: () => Promise.resolve(held),
+      onStep: async (step) => {
+        if (step !== 'deleted') return;
+        held = false; // b takes over and starts uploading
+        await state.update({ uploading_since: b });
+      },
+    });
+
+    expect((await a.runPass()).outcome).toBe('interrupted');
+    expect(content.items.size).toBe(3);
+    expect(state.current()!.uploading_since).toEqual(b);
+  });
+
   it('when the lease is lost between recording a chunk and deleting its items, then nothing is deleted and the next holder finishes the cleanup', async () => {
     const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
     const { content, state, deps } = setup(structuredClone(docs));

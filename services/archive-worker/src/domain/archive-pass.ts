@@ -247,7 +247,10 @@ export function createArchiver(deps: ArchiverDeps) {
         { chunkSize: deps.chunkSize },
       )) {
         if (!state.settings.enabled || (deps.mayContinue && !(await deps.mayContinue()))) {
-          if (state.uploading_since) await record(state, { uploading_since: null });
+          // Stopping or disabled: clear the flag. Lease lost: the new holder owns it; leave it.
+          if (state.uploading_since && !(deps.holdsLease && !(await deps.holdsLease()))) {
+            await record(state, { uploading_since: null });
+          }
           return { ...report, outcome: state.settings.enabled ? 'interrupted' : 'disabled' };
         }
         if (!state.uploading_since) state = await record(state, { uploading_since: now() });
