@@ -23,6 +23,13 @@ const STATE_ID = 'state';
 const KEPT_TERMS = 10;
 
 type StateDocument = ArchiveState & { _id: typeof STATE_ID };
+/** One top-level field written by update, beside the base document: `_id` "field:<name>". */
+interface FieldDocument {
+  _id: string;
+  value: unknown;
+}
+const FIELD_PREFIX = 'field:';
+const fieldId = (field: string) => `${FIELD_PREFIX}${field}`;
 
 /**
  * One lease term: whoever inserts term n+1 after reading term n as the newest holds the lease.
@@ -35,8 +42,12 @@ interface LeaseTerm {
 }
 
 /**
- * ArchiveStateStore over the native driver. The state is one document stored as given (Dates
- * as BSON dates), so fields added to ArchiveState later persist without changes here.
+ * ArchiveStateStore over the native driver. The state is a base document stored as given (Dates
+ * as BSON dates), so fields added to ArchiveState later persist without changes here, and beside
+ * it one document per top-level field written by update ({_id: "field:<name>", value}), which
+ * load lays over the base. Not a `$set` on the one document: FerretDB v1 runs an update as a read
+ * and a replace of the whole document, so two concurrent `$set`s of different fields (a
+ * configure and a pass's progress) lose one of them; writes to different documents cannot.
  *
  * The lease is a compare-and-swap on insert-only term documents rather than a findOneAndUpdate
  * on one document: FerretDB v1 runs findAndModify as a query followed by an update by _id, so two
@@ -50,18 +61,33 @@ export function createMongoArchiveStateStore(
   const db = client.db(options.database);
   const states = db.collection<StateDocument>(options.collection ?? 'archive_state');
   const terms = db.collection<LeaseTerm>(options.leaseCollection ?? 'archive_lease');
+  const fieldDocs = db.collection<FieldDocument>(options.collection ?? 'archive_state');
+
+  /** The base document with the fields written by update laid over it. */
+  async function storedState(): Promise<ArchiveState | null> {
+    const documents = await states.find({}).toArray();
+    const base = documents.find((document) => document._id === STATE_ID);
+    if (!base) return null;
+    const state = withoutId(base) as unknown as Record<string, unknown>;
+    for (const document of documents as unknown as FieldDocument[]) {
+      if (document._id.startsWith(FIELD_PREFIX)) {
+        state[document._id.slice(FIELD_PREFIX.length)] = document.value;
+      }
+    }
+    return state as unknown as ArchiveState;
+  }
 
   return {
     load: (initial) =>
       translated('load', async () => {
-        const stored = await states.findOne({ _id: STATE_ID });
-        if (stored) return withoutId(stored);
+        const stored = await storedState();
+        if (stored) return stored;
         // Insert-if-absent, then read: when two workers start together, one insert wins and
         // both return the winner's document.
         await ignoringDuplicate(() => states.insertOne({ ...initial, _id: STATE_ID }));
-        const winner = await states.findOne({ _id: STATE_ID });
+        const winner = await storedState();
         if (!winner) throw new Error('archive state vanished right after it was stored');
-        return withoutId(winner);
+        return winner;
       }),
 
     save: (state) =>
@@ -72,6 +98,21 @@ export function createMongoArchiveStateStore(
         // Two first saves racing: one upsert inserts, the other meets a duplicate key and
         // replaces the document that now exists.
         if (!(await ignoringDuplicate(() => write(true)))) await write(false);
+        // The whole state is the base document now: fields written by update go.
+        await fieldDocs.deleteMany({ _id: { $ne: STATE_ID } });
+      }),
+
+    update: (fields) =>
+      translated('update', async () => {
+        const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+        if (!(await states.findOne({ _id: STATE_ID }, { projection: { _id: 1 } }))) {
+          throw new Error('no archive state to update: load (which stores the initial one) first');
+        }
+        for (const [field, value] of set) {
+          const write = (upsert: boolean) =>
+            fieldDocs.replaceOne({ _id: fieldId(field) }, { value }, { upsert });
+          if (!(await ignoringDuplicate(() => write(true)))) await write(false);
+        }
       }),
 
     acquireLease: (holder, ttlMs, now) =>

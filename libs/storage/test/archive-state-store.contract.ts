@@ -136,6 +136,70 @@ export function describeArchiveStateStoreContract(
         expect(await open().load(buildState())).toEqual(saved);
       });
 
+      it('when fields are updated, then only those change and the rest stays as stored', async () => {
+        const store = open();
+        await store.load(buildState({ last_error: 'kept', run_requested_at: at(1) }));
+
+        await store.update({
+          settings: { enabled: false, retention_days: 3, storage_limit: 99 },
+          watermark: { timestamp: at(7), id: 'item-7' },
+          last_error: null,
+          storage_used: undefined,
+        });
+
+        expect(await open().load(buildState())).toEqual(
+          buildState({
+            settings: { enabled: false, retention_days: 3, storage_limit: 99 },
+            watermark: { timestamp: at(7), id: 'item-7' },
+            last_error: null,
+            run_requested_at: at(1),
+          }),
+        );
+      });
+
+      it('when two workers update different fields at once, then both changes survive', async () => {
+        const [a, b] = [open(), open()];
+        await a.load(buildState());
+        const settings = { enabled: false, retention_days: 1, storage_limit: 5 };
+
+        for (let round = 1; round <= 5; round += 1) {
+          await Promise.all([
+            a.update({ settings: { ...settings, retention_days: round } }),
+            b.update({
+              counters: {
+                chunks_uploaded: round,
+                items_archived: round * 10,
+                media_files_uploaded: 0,
+              },
+              storage_used: round * 100,
+              updated_at: at(round),
+            }),
+          ]);
+          const loaded = await open().load(buildState());
+          expect(loaded.settings.retention_days).toBe(round);
+          expect(loaded.counters.chunks_uploaded).toBe(round);
+          expect(loaded.storage_used).toBe(round * 100);
+          expect(loaded.updated_at).toEqual(at(round));
+        }
+      });
+
+      it('when a whole state is saved after updates, then load returns exactly the saved state', async () => {
+        const store = open();
+        await store.load(buildState());
+        await store.update({ failures: 4, last_error: 'updated' });
+        const saved = buildState({ storage_used: 12 });
+
+        await store.save(saved);
+
+        expect(await open().load(buildState())).toEqual(saved);
+      });
+
+      it('when nothing is stored yet, then update rejects and stores nothing', async () => {
+        await expect(open().update({ failures: 1 })).rejects.toThrow();
+
+        expect(await open().load(buildState())).toEqual(buildState());
+      });
+
       it('when two workers load at once on an empty place, then both get the same stored state', async () => {
         const [a, b] = [open(), open()];
         const [fromA, fromB] = await Promise.all([

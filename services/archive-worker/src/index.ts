@@ -88,6 +88,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     now,
     ...(deps.onStep ? { onStep: deps.onStep } : {}),
     mayContinue: () => loop.mayContinue(),
+    holdsLease: () => loop.confirmLease(),
     observer: {
       chunkArchived({ items, media, bytes }) {
         pendingCache = undefined;

@@ -37,7 +37,7 @@ export function createArchiveMetrics(registry: Registry) {
     }),
     passes: new Counter({
       name: 'archive_passes_total',
-      help: 'Archive passes, by outcome (done, failed, storage_limit, disabled, interrupted)',
+      help: 'Archive passes, by outcome (done, failed, storage_limit, disabled, interrupted, lease_lost)',
       labelNames: ['outcome'] as const,
       registers,
     }),

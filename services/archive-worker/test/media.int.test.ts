@@ -184,7 +184,7 @@ describe('media files under the media root, against a real directory', () => {
     expect(existsSync(path.join(root, 'monitor_1', 'link.mp4'))).toBe(true);
     const mediaKeys = await archivedKeys(s.archive, 'media/');
     expect(mediaKeys).toHaveLength(1);
-    expect(mediaKeys[0]).toMatch(/\/0-a\.mp4\.sfa$/);
+    expect(mediaKeys[0]).toMatch(/\/0-[0-9a-f]{64}-a\.mp4\.sfa$/); // content-addressed
     const state = await s.state.load(undefined as never);
     expect(state.counters.media_files_uploaded).toBe(1);
   });

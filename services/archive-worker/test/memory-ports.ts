@@ -130,6 +130,12 @@ export function memoryStateStore() {
       stored = structuredClone(state);
       return Promise.resolve();
     },
+    update(fields) {
+      if (!stored) return Promise.reject(new Error('no archive state to update'));
+      const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+      stored = { ...stored, ...structuredClone(Object.fromEntries(set)) };
+      return Promise.resolve();
+    },
     acquireLease(holder, ttlMs, now) {
       if (lease && lease.holder !== holder && lease.expires_at > now) return Promise.resolve(false);
       lease = { holder, expires_at: new Date(now.getTime() + ttlMs) };

@@ -93,7 +93,8 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
     const given = s3Settings();
     s3 = given.bucket
       ? { bucket: given.bucket, prefix: uniqueName('archive') }
-      : { bucket: s3BucketName('sf-aw'), prefix: 'archive' };
+      : // uniqueName restarts per test file (see above): a random prefix keeps files apart.
+        { bucket: s3BucketName('sf-aw'), prefix: `archive-${randomBytes(4).toString('hex')}` };
     archive = createS3ArchiveStore({
       endpoint: given.endpoint,
       region: given.region,

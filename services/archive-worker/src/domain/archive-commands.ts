@@ -4,32 +4,34 @@ import {
   type ArchiveInitRequest,
 } from '@screenfleet/contracts';
 import type { ArchiveSettings, ArchiveState, ArchiveStateStore } from '@screenfleet/storage';
-import { initialArchiveState } from './archive-state';
+import { initialArchiveState, type CommandFields } from './archive-state';
 
 export interface CommandDeps {
-  state: Pick<ArchiveStateStore, 'load' | 'save'>;
+  state: Pick<ArchiveStateStore, 'load' | 'update'>;
   defaults: ArchiveSettings;
   now: () => Date;
 }
 
 /**
- * The commands any worker may answer (the lease holder or not). Each reads the stored state,
- * changes only the fields commands own (settings, initialised_at, run_requested_at) and saves;
- * the pass on the lease holder keeps these fields when it records its progress.
+ * The commands any worker may answer (the lease holder or not). Each reads the stored state and
+ * writes only the fields commands own (settings, initialised_at, run_requested_at) with an
+ * atomic `$set`; the pass on the lease holder writes only its own, so neither undoes the other.
  */
 export function createArchiveCommands({ state, defaults, now }: CommandDeps) {
   const load = () => state.load(initialArchiveState(defaults, now()));
-  async function change(mutate: (current: ArchiveState) => ArchiveState): Promise<ArchiveState> {
-    const next = mutate(await load());
-    await state.save(next);
-    return next;
+  async function change(
+    fieldsFrom: (current: ArchiveState) => Partial<CommandFields>,
+  ): Promise<ArchiveState> {
+    const current = await load();
+    const fields = fieldsFrom(current);
+    await state.update(fields);
+    return { ...current, ...fields };
   }
 
   return {
     load,
     configure: (request: ArchiveConfigureRequest) =>
       change((current) => ({
-        ...current,
         settings: {
           ...current.settings,
           ...(request.enabled !== undefined ? { enabled: request.enabled } : {}),
@@ -47,7 +49,6 @@ export function createArchiveCommands({ state, defaults, now }: CommandDeps) {
         );
       }
       return change((latest) => ({
-        ...latest,
         initialised_at: now(),
         run_requested_at: now(),
         settings: {
@@ -58,11 +59,10 @@ export function createArchiveCommands({ state, defaults, now }: CommandDeps) {
       }));
     },
     /** Recorded in the state, so the lease holder runs at once whichever worker got the call. */
-    requestRun: () => change((current) => ({ ...current, run_requested_at: now() })),
+    requestRun: () => change(() => ({ run_requested_at: now() })),
     /** The environment's storage limit applies from every start (no route changes it). */
     applyStorageLimit: (limit: number) =>
       change((current) => ({
-        ...current,
         settings: { ...current.settings, storage_limit: limit },
       })),
   };

@@ -7,6 +7,7 @@ import {
   memoryMedia,
   memoryStateStore,
 } from '../../test/memory-ports';
+import { createArchiveCommands } from './archive-commands';
 import { createArchiver, type ArchiverDeps, type PassStep } from './archive-pass';
 import { ArchiveObjectCorruptError } from './chunk-codec';
 import { restoreRange } from './restore';
@@ -351,3 +352,218 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setImmediate(r));
   if (!condition()) throw new Error('condition not reached');
 }
+
+describe('archive pass: two workers on one chunk (a put slower than the lease)', () => {
+  const ttl = 30_000;
+  /** Two workers over shared stores; worker a's put of keys matching `slowKey` waits for release. */
+  function twoWorkers(docs: ContentDocument[], slowKey: RegExp) {
+    const key = randomBytes(32);
+    const { content, archive, state, deps } = setup(structuredClone(docs), { encryptionKey: key });
+    let clock = now.getTime();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let stalled = false;
+    const slowArchive: typeof archive = {
+      ...archive,
+      async put(objectKey, body, options) {
+        if (!stalled && slowKey.test(objectKey)) {
+          stalled = true;
+          await released;
+        }
+        return archive.put(objectKey, body, options);
+      },
+    };
+    const lease = (holder: string) => () => state.acquireLease(holder, ttl, new Date(clock));
+    const a = createArchiver({ ...deps, archive: slowArchive, holdsLease: lease('a') });
+    const b = createArchiver({ ...deps, holdsLease: lease('b') });
+    return {
+      content,
+      archive,
+      state,
+      key,
+      a,
+      b,
+      lease,
+      stalled: () => stalled,
+      release,
+      advance: (ms: number) => (clock += ms),
+    };
+  }
+
+  it('when the first worker writes its manifest after the second archived the chunk, then the manifest names its own chunk, nothing is recorded twice and a restore is exact', async () => {
+    const docs = [1, 2, 3].map((s) => buildDoc({ timestamp: old(s) }));
+    const w = twoWorkers(docs, /^manifests\//);
+    expect(await w.lease('a')()).toBe(true);
+    const late = w.a.runPass(); // uploads the chunk, then stalls on its manifest
+    await waitFor(w.stalled);
+
+    w.advance(ttl + 1); // a's lease expires; b takes over and archives the same items
+    expect(await w.lease('b')()).toBe(true);
+    expect(await w.b.runPass()).toMatchObject({ outcome: 'done', items: 3 });
+    expect(w.content.items.size).toBe(0);
+    w.release(); // a's manifest lands over b's
+    expect((await late).outcome).toBe('lease_lost');
+
+    const saved = w.state.current()!;
+    expect(saved.counters).toMatchObject({ chunks_uploaded: 1, items_archived: 3 });
+    expect(saved.cleanup_pending).toBeNull();
+    const restored = memoryContentStore();
+    const report = await restoreRange(
+      { archive: w.archive, content: restored, encryptionKey: w.key },
+      { from: old(0), to: now },
+    );
+    expect(report).toMatchObject({ chunks: 1, restored: 3 });
+    expect([...restored.items.values()].sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual(docs);
+  });
+
+  it('when the lease is lost while a chunk uploads, then the chunk is abandoned: nothing recorded or deleted, and the next holder archives it', async () => {
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const w = twoWorkers(docs, /^chunks\//);
+    expect(await w.lease('a')()).toBe(true);
+    const late = w.a.runPass();
+    await waitFor(w.stalled);
+
+    w.advance(ttl + 1);
+    expect(await w.lease('b')()).toBe(true);
+    w.release();
+    expect((await late).outcome).toBe('lease_lost');
+
+    expect(w.content.items.size).toBe(4); // nothing deleted unverified by a worker without a lease
+    expect(w.state.current()!.counters.chunks_uploaded).toBe(0);
+    expect(w.state.current()!.cleanup_pending).toBeNull();
+    expect(await w.b.runPass()).toMatchObject({ outcome: 'done', items: 4 });
+    const restored = memoryContentStore();
+    await restoreRange(
+      { archive: w.archive, content: restored, encryptionKey: w.key },
+      { from: old(0), to: now },
+    );
+    expect([...restored.items.values()].sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual(docs);
+  });
+
+  it("when the lease is found lost between chunks, then the pass stops without clearing the new holder's uploading_since", async () => {
+    const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, state, deps } = setup(structuredClone(docs));
+    let held = true;
+    const b = new Date('2026-03-01T00:00:05Z');
+    const a = createArchiver({
+      ...deps,
+      holdsLease: () => Promise.resolve(held),
+      mayContinue: () => Promise.resolve(held),
+      onStep: async (step) => {
+        if (step !== 'deleted') return;
+        held = false; // b takes over and starts uploading
+        await state.update({ uploading_since: b });
+      },
+    });
+
+    expect((await a.runPass()).outcome).toBe('interrupted');
+    expect(content.items.size).toBe(3);
+    expect(state.current()!.uploading_since).toEqual(b);
+  });
+
+  it('when the lease is lost between recording a chunk and deleting its items, then nothing is deleted and the next holder finishes the cleanup', async () => {
+    const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, state, deps } = setup(structuredClone(docs));
+    let held = true;
+    const a = createArchiver({
+      ...deps,
+      holdsLease: () => Promise.resolve(held),
+      onStep: (step) => {
+        if (step === 'recorded') held = false;
+        return Promise.resolve();
+      },
+    });
+
+    expect((await a.runPass()).outcome).toBe('lease_lost');
+    expect(content.items.size).toBe(2);
+    expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
+
+    expect((await createArchiver(deps).runPass()).outcome).toBe('done');
+    expect(content.items.size).toBe(0);
+    expect(state.current()!.counters.items_archived).toBe(2);
+  });
+});
+
+describe('archive pass and commands on the shared state', () => {
+  it('when configure {enabled:false} lands while the pass records a chunk, then it is not reverted and the pass stops', async () => {
+    const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, state, deps } = setup(docs);
+    const commands = createArchiveCommands({ state, defaults, now: () => now });
+    let armed = false;
+    // The command lands between the pass's reads and writes of the state (any worker may get it).
+    const racing: typeof state = {
+      ...state,
+      async load(initial) {
+        const loaded = await state.load(initial);
+        if (armed) {
+          armed = false;
+          await commands.configure({ enabled: false, retention_days: 3 });
+        }
+        return loaded;
+      },
+    };
+    const archiver = createArchiver({
+      ...deps,
+      state: racing,
+      onStep: (step) => {
+        if (step === 'uploaded') armed = true;
+        return Promise.resolve();
+      },
+    });
+
+    const report = await archiver.runPass();
+
+    expect(state.current()!.settings).toEqual({ ...defaults, enabled: false, retention_days: 3 });
+    expect(report.outcome).toBe('disabled');
+    expect(content.items.size).toBe(3); // the first chunk went; the pass stopped before the next
+    expect(state.current()!.counters.items_archived).toBe(3);
+  });
+
+  it('when the pass records progress meanwhile, then a run request made by a command meanwhile survives', async () => {
+    const docs = [1, 2, 3].map((s) => buildDoc({ timestamp: old(s) }));
+    const { state, deps } = setup(docs);
+    const commands = createArchiveCommands({ state, defaults, now: () => now });
+    let armed = false;
+    const racing: typeof state = {
+      ...state,
+      async load(initial) {
+        const loaded = await state.load(initial);
+        if (armed) {
+          armed = false;
+          await commands.requestRun();
+        }
+        return loaded;
+      },
+    };
+    await createArchiver({
+      ...deps,
+      state: racing,
+      onStep: (step) => {
+        if (step === 'recorded') armed = true;
+        return Promise.resolve();
+      },
+    }).runPass();
+
+    expect(state.current()!.run_requested_at).toEqual(now);
+  });
+});
+
+describe('storage_used reconciled with the store', () => {
+  it('when the store holds unreferenced copies and the count was doubled, then reconciling sets storage_used to the bytes stored', async () => {
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const { archive, state, archiver } = setup(docs);
+    await archiver.runPass();
+    archive.objects.set(
+      'chunks/2026/01/01/orphan-of-a-late-worker.jsonl.gz.sfa',
+      Buffer.alloc(700),
+    );
+    await state.update({ storage_used: state.current()!.storage_used * 2 });
+    const stored = [...archive.objects.values()].reduce((n, body) => n + body.length, 0);
+
+    const result = await archiver.reconcileStorageUsed();
+
+    expect(result.after).toBe(stored);
+    expect(state.current()!.storage_used).toBe(stored);
+    expect(state.current()!.counters.items_archived).toBe(4); // nothing else touched
+  });
+});

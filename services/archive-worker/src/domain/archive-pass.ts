@@ -7,7 +7,7 @@ import type {
   ContentDocument,
   ContentStore,
 } from '@screenfleet/storage';
-import { initialArchiveState, withCommandFields, DAY_MS } from './archive-state';
+import { initialArchiveState, withCommandFields, DAY_MS, type PassFields } from './archive-state';
 import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
 import {
   buildManifest,
@@ -19,8 +19,8 @@ import type { MediaCheck, MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
   content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
-  archive: Pick<ArchiveStore, 'put' | 'verify'>;
-  state: Pick<ArchiveStateStore, 'load' | 'save'>;
+  archive: Pick<ArchiveStore, 'put' | 'verify' | 'list'>;
+  state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
   /** 32 bytes: AES-256-GCM for every object; absent for none. */
@@ -33,6 +33,12 @@ export interface ArchiverDeps {
   onStep?: (step: PassStep) => Promise<void>;
   /** Called before each chunk; false ends the pass (the lease is lost, or a stop was asked). */
   mayContinue?: () => Promise<boolean>;
+  /**
+   * Renews the lease and says whether this worker still holds it; asked right before a chunk is
+   * recorded and right before items are deleted. False abandons the chunk in hand with nothing
+   * recorded or deleted: whoever holds the lease now redoes it (its objects get keys of their own).
+   */
+  holdsLease?: () => Promise<boolean>;
   observer?: PassObserver;
 }
 
@@ -53,7 +59,9 @@ export type PassOutcome =
   | 'storage_limit'
   | 'failed'
   /** Stopped before the cutoff because mayContinue said so; nothing half done. */
-  | 'interrupted';
+  | 'interrupted'
+  /** The lease was lost mid-chunk: the chunk was abandoned unrecorded, nothing deleted. */
+  | 'lease_lost';
 
 export interface PassReport {
   outcome: PassOutcome;
@@ -75,6 +83,13 @@ export class NotVerifiedError extends AppError {
   }
 }
 
+/** Thrown inside a pass when the lease is gone: the pass stops without writing anything. */
+class LeaseLostError extends Error {
+  constructor(before: string) {
+    super(`the archive lease was lost before ${before}`);
+  }
+}
+
 /**
  * One archive pass: every item older than the cutoff (now - retention_days) moves to the
  * archive store, a chunk at a time, in (timestamp, _id) order:
@@ -91,21 +106,30 @@ export function createArchiver(deps: ArchiverDeps) {
   let uploading = false;
   let mediaPending = 0;
 
-  /** Saves progress, keeping the settings and run requests that commands wrote meanwhile. */
-  async function record(progress: ArchiveState): Promise<ArchiveState> {
+  /**
+   * Writes these progress fields only (never the settings or run requests, which commands own),
+   * then reads the settings back: a configure that landed meanwhile (enabled false, a new
+   * retention) applies from the next chunk.
+   */
+  async function record(state: ArchiveState, fields: Partial<PassFields>): Promise<ArchiveState> {
+    const written = { ...fields, updated_at: now() };
+    await deps.state.update(written);
     const stored = await deps.state.load(initialArchiveState(deps.defaults, now()));
-    const next = { ...withCommandFields(progress, stored), updated_at: now() };
-    await deps.state.save(next);
-    return next;
+    return withCommandFields({ ...state, ...written }, stored);
+  }
+
+  async function ensureLease(before: string): Promise<void> {
+    if (deps.holdsLease && !(await deps.holdsLease())) throw new LeaseLostError(before);
   }
 
   async function finishCleanup(state: ArchiveState): Promise<ArchiveState> {
     const pending = state.cleanup_pending;
     if (!pending) return state;
+    await ensureLease('deleting archived items');
     await deps.content.deleteByIds(pending.item_ids);
     await step('deleted');
     await removeUnreferencedMedia(pending.media_paths);
-    return record({ ...state, cleanup_pending: null });
+    return record(state, { cleanup_pending: null });
   }
 
   /**
@@ -158,7 +182,7 @@ export function createArchiver(deps: ArchiverDeps) {
   async function sealMedia(
     found: Array<{ filePath: string; realPath: string }>,
     skipped: ManifestSkippedMedia[],
-    mediaKey: (index: number, filePath: string) => string,
+    mediaKey: (index: number, filePath: string, sha256: string) => string,
   ) {
     const sealedMedia: Array<{ entry: ManifestMedia; sealed: EncodedChunk }> = [];
     for (const [index, file] of found.entries()) {
@@ -170,7 +194,7 @@ export function createArchiver(deps: ArchiverDeps) {
         continue;
       }
       const sealed = sealBytes(bytes, deps.encryptionKey);
-      const key = mediaKey(index, file.filePath);
+      const key = mediaKey(index, file.filePath, sealed.sha256);
       sealedMedia.push({
         sealed,
         entry: { file_path: file.filePath, key, sha256: sealed.sha256, size: sealed.body.length },
@@ -193,9 +217,10 @@ export function createArchiver(deps: ArchiverDeps) {
     mediaPending = found.length;
     const sealedMedia = await sealMedia(found, skipped, keys.media);
     const chunk = encodeChunk(docs, deps.encryptionKey);
+    const chunkKey = keys.chunk(chunk.sha256);
     const manifest = buildManifest(
       docs,
-      { key: keys.chunk, sha256: chunk.sha256, size: chunk.body.length },
+      { key: chunkKey, sha256: chunk.sha256, size: chunk.body.length },
       sealedMedia.map((m) => m.entry),
       now(),
       skipped,
@@ -212,7 +237,7 @@ export function createArchiver(deps: ArchiverDeps) {
         `storage limit reached: ${state.storage_used} of ${limit} bytes used and the next ` +
         `chunk needs ${bytes}; uploading stopped (raise the limit or free space, then run)`;
       return {
-        state: await record({ ...state, last_error: error, media_files_pending: mediaPending }),
+        state: await record(state, { last_error: error, media_files_pending: mediaPending }),
         limited: true,
         media: 0,
       };
@@ -220,7 +245,7 @@ export function createArchiver(deps: ArchiverDeps) {
 
     // Media and chunk before the manifest: a manifest never names an object that is not there.
     for (const { entry, sealed } of sealedMedia) await putVerified(entry.key, sealed);
-    await putVerified(keys.chunk, chunk);
+    await putVerified(chunkKey, chunk);
     await putVerified(keys.manifest, sealedManifest);
     await step('uploaded');
 
@@ -230,8 +255,17 @@ export function createArchiver(deps: ArchiverDeps) {
         ? state.watermark
         : { timestamp: last.timestamp, id: last._id };
     mediaPending = 0;
-    const recorded = await record({
-      ...state,
+    await ensureLease('recording a chunk');
+    // Fields are written in this order and not as one atomic write (see the port's update):
+    // cleanup_pending first, so a crash in between still gets the verified chunk's items
+    // deleted by the next pass (the counters then miss that chunk) rather than archived twice.
+    const recorded = await record(state, {
+      cleanup_pending: {
+        chunk_key: chunkKey,
+        item_ids: docs.map((doc) => doc._id),
+        // Only what was uploaded: a file that failed to read is not deleted.
+        media_paths: sealedMedia.map((m) => m.entry.file_path),
+      },
       watermark,
       storage_used: state.storage_used + bytes,
       counters: {
@@ -240,16 +274,10 @@ export function createArchiver(deps: ArchiverDeps) {
         media_files_uploaded: state.counters.media_files_uploaded + sealedMedia.length,
       },
       media_files_pending: 0,
-      cleanup_pending: {
-        chunk_key: keys.chunk,
-        item_ids: docs.map((doc) => doc._id),
-        // Only what was uploaded: a file that failed to read is not deleted.
-        media_paths: sealedMedia.map((m) => m.entry.file_path),
-      },
     });
     await step('recorded');
     deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
-    for (const file of skipped) deps.observer?.mediaSkipped?.({ ...file, chunk_key: keys.chunk });
+    for (const file of skipped) deps.observer?.mediaSkipped?.({ ...file, chunk_key: chunkKey });
     return { state: await finishCleanup(recorded), limited: false, media: sealedMedia.length };
   }
 
@@ -271,22 +299,24 @@ export function createArchiver(deps: ArchiverDeps) {
         { chunkSize: deps.chunkSize },
       )) {
         if (!state.settings.enabled || (deps.mayContinue && !(await deps.mayContinue()))) {
-          if (state.uploading_since) await record({ ...state, uploading_since: null });
+          // Stopping or disabled: clear the flag. Lease lost: the new holder owns it; leave it.
+          if (state.uploading_since && !(deps.holdsLease && !(await deps.holdsLease()))) {
+            await record(state, { uploading_since: null });
+          }
           return { ...report, outcome: state.settings.enabled ? 'interrupted' : 'disabled' };
         }
-        if (!state.uploading_since) state = await record({ ...state, uploading_since: now() });
+        if (!state.uploading_since) state = await record(state, { uploading_since: now() });
         const result = await archiveChunk(state, docs);
         state = result.state;
         if (result.limited) {
-          await record({ ...state, uploading_since: null });
+          await record(state, { uploading_since: null });
           return { ...report, outcome: 'storage_limit', error: state.last_error! };
         }
         report.chunks += 1;
         report.items += docs.length;
         report.mediaFiles += result.media;
       }
-      await record({
-        ...state,
+      await record(state, {
         last_cleanup: now(),
         last_error: null,
         failures: 0,
@@ -295,11 +325,13 @@ export function createArchiver(deps: ArchiverDeps) {
       });
       return { ...report, failures: 0 };
     } catch (error) {
+      // Another worker holds the lease and owns the state now: write nothing, count nothing.
+      if (error instanceof LeaseLostError)
+        return { ...report, outcome: 'lease_lost', error: error.message };
       const message = error instanceof Error ? error.message : String(error);
       const failures = state.failures + 1;
       // Best effort: when the state store itself is down this fails too, and the error stands.
-      await record({
-        ...state,
+      await record(state, {
         last_error: message,
         failures,
         media_files_pending: mediaPending,
@@ -317,6 +349,21 @@ export function createArchiver(deps: ArchiverDeps) {
     isUploading: () => uploading,
     /** Media files of the chunk in hand not uploaded yet. */
     mediaFilesPending: () => mediaPending,
+    /**
+     * Sets storage_used to the bytes the archive store really holds (the sum of its objects'
+     * sizes): what this worker did not write or count (a crashed or late worker's unreferenced
+     * copies, a double count) stops skewing the storage limit. Called by the loop when it takes
+     * the lease, before its first pass; the whole listing, so once per takeover only.
+     */
+    async reconcileStorageUsed(): Promise<{ before: number; after: number }> {
+      let bytes = 0;
+      for await (const object of deps.archive.list('')) bytes += object.size;
+      const state = await deps.state.load(initialArchiveState(deps.defaults, now()));
+      if (state.storage_used !== bytes) {
+        await deps.state.update({ storage_used: bytes, updated_at: now() });
+      }
+      return { before: state.storage_used, after: bytes };
+    },
     /** Items still to archive: everything before the cutoff that is in the content store. */
     async pendingCount(settings: ArchiveSettings): Promise<number> {
       return deps.content.countRange({

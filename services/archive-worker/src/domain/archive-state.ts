@@ -20,11 +20,15 @@ export function initialArchiveState(settings: ArchiveSettings, now: Date): Archi
 }
 
 /**
- * The fields commands own (POST /archive/configure, /init, /run) as opposed to those the pass
- * owns (progress). Whoever saves takes the other side's fields from the stored copy just read,
- * so a command answered by any worker and a pass running on the lease holder do not undo each
- * other.
+ * The fields commands own (POST /archive/configure, /init, /run, and the storage limit at
+ * start); the pass owns the rest (progress). Each side writes only its own fields with
+ * ArchiveStateStore.update (a `$set` of those fields), so a command answered by any worker and a
+ * pass running on the lease holder never undo each other's changes.
  */
+export type CommandFields = Pick<ArchiveState, 'settings' | 'initialised_at' | 'run_requested_at'>;
+export type PassFields = Omit<ArchiveState, keyof CommandFields>;
+
+/** `progress` with the command fields of `stored` (what commands wrote meanwhile). */
 export function withCommandFields(progress: ArchiveState, stored: ArchiveState): ArchiveState {
   return {
     ...progress,

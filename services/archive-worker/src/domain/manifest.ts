@@ -40,10 +40,12 @@ export interface ManifestEntry {
 
 /**
  * Keys of a chunk, its manifest and its media: named by the first item's time (so a listing is
- * in time order, and a day's objects share a prefix) and a hash of every id in the chunk. The
- * same items always get the same key, so re-uploading a chunk after a crash overwrites the
- * unrecorded copy instead of leaving a second one; different items never share a key, so a
- * chunk can never overwrite another, verified one.
+ * in time order, and a day's objects share a prefix) and a hash of every id in the chunk, and
+ * the chunk and media keys also by the SHA-256 of their stored bytes. An object key is never
+ * written with different bytes: two workers uploading the same items (one past its lease) write
+ * two chunks side by side, and whichever manifest stays names a chunk whose bytes match it.
+ * Unencrypted, the same items give the same bytes, so a re-upload after a crash overwrites the
+ * unrecorded copy with identical bytes; encrypted (a random IV), it leaves an unreferenced copy.
  */
 export function chunkKeys(docs: readonly ContentDocument[]) {
   const first = docs[0];
@@ -54,10 +56,12 @@ export function chunkKeys(docs: readonly ContentDocument[]) {
   const day = `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)}`;
   const name = `${day}/${iso.replace(/[-:.]/g, '')}-${hash.digest('hex').slice(0, 16)}`;
   return {
-    chunk: `chunks/${name}.jsonl.gz.sfa`,
+    /** `sha256`: hex SHA-256 of the stored (sealed) chunk. */
+    chunk: (sha256: string) => `chunks/${name}-${sha256}.jsonl.gz.sfa`,
     manifest: `manifests/${name}.json.sfa`,
-    media: (index: number, filePath: string) =>
-      `media/${name}/${index}-${safeBaseName(filePath)}.sfa`,
+    /** `sha256`: hex SHA-256 of the stored (sealed) media object. */
+    media: (index: number, filePath: string, sha256: string) =>
+      `media/${name}/${index}-${sha256}-${safeBaseName(filePath)}.sfa`,
   };
 }
 

@@ -20,8 +20,9 @@ export interface ArchiveLoopDeps {
 /**
  * Every lease_ttl/3 each worker tries to take or renew the lease; only the holder runs passes
  * (every interval, after a failure with a doubling backoff, or at once when a run was asked for,
- * here or on another worker through the state). The holder renews the lease before each chunk
- * and stops the pass when it lost it.
+ * here or on another worker through the state). During a pass the holder renews the lease every
+ * lease_ttl/3 too (a slow chunk must not let it expire), and again before each chunk, before it
+ * records a chunk and before it deletes items; the pass stops when the lease is lost.
  */
 export function createArchiveLoop(deps: ArchiveLoopDeps) {
   const { archiver, leases, holderId, leaseTtlMs, logger, metrics, now } = deps;
@@ -33,19 +34,34 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
   let runAsked = false;
   let lastRunSeen = 0;
 
+  let renewing: Promise<boolean> | undefined;
+
+  /**
+   * One renewal at a time: two concurrent acquireLease calls by the same holder race for the
+   * same next term, and the loser would read as a lost lease.
+   */
+  function renewLease(): Promise<boolean> {
+    renewing ??= (async () => {
+      const held = await leases.acquireLease(holderId, leaseTtlMs, now()).catch(() => false);
+      if (held !== holds)
+        logger.info({ holderId, held }, held ? 'archive lease taken' : 'archive lease lost');
+      holds = held;
+      metrics.leaseHeld.set(held ? 1 : 0);
+      return held;
+    })().finally(() => (renewing = undefined));
+    return renewing;
+  }
+
   async function renew(): Promise<boolean> {
     if (stopping) return false;
-    const held = await leases.acquireLease(holderId, leaseTtlMs, now()).catch(() => false);
-    if (held !== holds)
-      logger.info({ holderId, held }, held ? 'archive lease taken' : 'archive lease lost');
-    holds = held;
-    metrics.leaseHeld.set(held ? 1 : 0);
-    return held;
+    return renewLease();
   }
 
   async function pass(manual: boolean): Promise<PassReport> {
     const stopTimer = metrics.passDuration.startTimer();
-    const report = await archiver.runPass({ manual });
+    // Renewed on a timer while the pass runs: a chunk slower than the lease does not let it go.
+    const renewal = setInterval(() => void renewLease(), Math.ceil(leaseTtlMs / 3));
+    const report = await archiver.runPass({ manual }).finally(() => clearInterval(renewal));
     stopTimer();
     metrics.passes.inc({ outcome: report.outcome });
     if (report.outcome === 'done') metrics.lastSuccess.set(now().getTime() / 1000);
@@ -57,9 +73,21 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     return report;
   }
 
+  /** On taking the lease: storage_used from what the store holds (a failure keeps the old value). */
+  async function reconcile(): Promise<void> {
+    try {
+      const { before, after } = await archiver.reconcileStorageUsed();
+      if (before !== after) logger.info({ before, after }, 'archive storage_used reconciled');
+    } catch (error) {
+      logger.warn({ err: error }, 'archive storage_used not reconciled');
+    }
+  }
+
   async function tick(): Promise<void> {
     try {
+      const taken = !holds;
       if (!(await renew())) return;
+      if (taken) await reconcile();
       const state = await deps.commands.load();
       const requested = state.run_requested_at?.getTime() ?? 0;
       const manual = runAsked || requested > lastRunSeen;
@@ -104,6 +132,8 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     },
     /** Asked before each chunk: false once stopping or the lease is gone. */
     mayContinue: renew,
+    /** Asked before a chunk is recorded and before items are deleted: renews, even when stopping. */
+    confirmLease: renewLease,
     holdsLease: () => holds,
     /** Lets the chunk in hand finish (the pass stops before the next), then gives the lease up. */
     async stop(): Promise<void> {

@@ -1,0 +1,88 @@
+import { createLogger, Registry } from '@screenfleet/runtime';
+import { memoryArchiveStore, memoryContentStore, memoryStateStore } from '../../test/memory-ports';
+import { createArchiver, type Archiver, type PassReport } from '../domain/archive-pass';
+import { createArchiveCommands, type ArchiveCommands } from '../domain/archive-commands';
+import { createArchiveMetrics } from '../metrics';
+import { createArchiveLoop } from './archive-loop';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('archive loop', () => {
+  it('when a pass outlasts the lease, then the holder keeps renewing it and no other worker gets in', async () => {
+    const ttl = 300;
+    const leases = memoryStateStore();
+    let passes = 0;
+    const done: PassReport = { outcome: 'done', chunks: 1, items: 1, mediaFiles: 0, failures: 0 };
+    const archiver = {
+      reconcileStorageUsed: () => Promise.resolve({ before: 0, after: 0 }),
+      async runPass() {
+        passes += 1;
+        await sleep(4 * ttl); // one slow chunk: longer than the lease
+        return done;
+      },
+    } as unknown as Archiver;
+    const commands = {
+      load: () => Promise.resolve({ run_requested_at: null }),
+    } as unknown as ArchiveCommands;
+    const loop = createArchiveLoop({
+      archiver,
+      commands,
+      leases,
+      holderId: 'a',
+      leaseTtlMs: ttl,
+      intervalMs: 60_000,
+      retry: { initialMs: 1000, maxMs: 10_000 },
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      metrics: createArchiveMetrics(new Registry()),
+      now: () => new Date(),
+    });
+    loop.start();
+    try {
+      while (passes === 0) await sleep(5);
+      for (let i = 0; i < 6; i += 1) {
+        await sleep(ttl / 2);
+        expect(await leases.acquireLease('b', ttl, new Date())).toBe(false);
+      }
+      expect(await loop.confirmLease()).toBe(true);
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it('when a worker takes the lease, then storage_used is set from what the archive store holds', async () => {
+    const state = memoryStateStore();
+    const archive = memoryArchiveStore();
+    archive.objects.set('chunks/2026/01/01/left-by-a-crash.jsonl.gz.sfa', Buffer.alloc(1234));
+    archive.objects.set('media/2026/01/01/x/0-abc-v.mp4.sfa', Buffer.alloc(66));
+    const defaults = { enabled: false, retention_days: 7, storage_limit: 1e12 };
+    const now = () => new Date();
+    await createArchiveCommands({ state, defaults, now }).load();
+    await state.update({ storage_used: 5 }); // counted by no one knows whom
+    const archiver = createArchiver({
+      content: memoryContentStore(),
+      archive,
+      state,
+      chunkSize: 10,
+      defaults,
+    });
+    const loop = createArchiveLoop({
+      archiver,
+      commands: createArchiveCommands({ state, defaults, now }),
+      leases: state,
+      holderId: 'a',
+      leaseTtlMs: 60_000,
+      intervalMs: 60_000,
+      retry: { initialMs: 1000, maxMs: 10_000 },
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      metrics: createArchiveMetrics(new Registry()),
+      now,
+    });
+    loop.start();
+    try {
+      for (let i = 0; i < 200 && state.current()!.storage_used !== 1300; i += 1) await sleep(5);
+      expect(state.current()!.storage_used).toBe(1300);
+    } finally {
+      await loop.stop();
+    }
+  });
+});
