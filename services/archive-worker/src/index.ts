@@ -15,6 +15,7 @@ import type {
 import { createArchiveCommands } from './domain/archive-commands';
 import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';
+import { createPendingCounter } from './domain/pending-counter';
 import type { MediaFiles, MediaWriter } from './domain/media-files';
 import { refuseRestoreWhileEnabled, restoreRange } from './domain/restore';
 import { createArchiveLoop } from './entry/archive-loop';
@@ -91,7 +92,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     holdsLease: () => loop.confirmLease(),
     observer: {
       chunkArchived({ items, media, bytes }) {
-        pendingCache = undefined;
+        pending.invalidate();
         metrics.chunks.inc();
         metrics.items.inc(items);
         metrics.mediaFiles.inc(media);
@@ -121,26 +122,16 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     now,
   });
   let subscription: Subscription | undefined;
-  // Counting the pending range is the slow part of a status (a scan on FerretDB): one count
-  // serves every status call for a second, so a page polling it, or many of them, costs one.
-  let pendingCache: { retentionDays: number; at: number; count: Promise<number> } | undefined;
+  const pending = createPendingCounter({
+    count: (settings) => archiver.pendingCount(settings),
+    now,
+    maxAgeMs: PENDING_CACHE_MS,
+  });
   const pendingCount = (settings: ArchiveSettings): Promise<number> => {
     // During a pass the count moves with every chunk: count afresh and keep nothing.
-    if (archiver.isUploading()) {
-      pendingCache = undefined;
-      return archiver.pendingCount(settings);
-    }
-    const at = now().getTime();
-    if (
-      !pendingCache ||
-      pendingCache.retentionDays !== settings.retention_days ||
-      at - pendingCache.at > PENDING_CACHE_MS
-    ) {
-      const count = archiver.pendingCount(settings);
-      pendingCache = { retentionDays: settings.retention_days, at, count };
-      count.catch(() => (pendingCache = undefined));
-    }
-    return pendingCache.count;
+    if (!archiver.isUploading()) return pending.get(settings);
+    pending.invalidate();
+    return archiver.pendingCount(settings);
   };
 
   async function status(): Promise<ArchiveStatus> {
@@ -191,7 +182,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
               : {}),
           },
         );
-        pendingCache = undefined;
+        pending.invalidate();
         logger.info({ ...report, request: command.request }, 'archive restored');
         return { outcome: 'ok', status: await status(), restored: report.restored };
       }

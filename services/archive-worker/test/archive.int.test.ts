@@ -107,6 +107,7 @@ describe('archive worker against FerretDB and MinIO', () => {
       });
       void dying.runPass();
       await waitUntil(() => Promise.resolve(crashed), Boolean);
+      expect(crashed).toBe(true);
       if (crashAt === 'uploaded') expect(await allItems(s.content)).toHaveLength(13);
 
       const report = await archiverFor(s).runPass();
