@@ -49,6 +49,55 @@ describe('archive loop', () => {
     }
   });
 
+  it('when storage_used cannot be reconciled on taking the lease, then no pass runs until it is', async () => {
+    const ttl = 150;
+    let listingWorks = false;
+    let reconciles = 0;
+    let passes = 0;
+    const archiver = {
+      reconcileStorageUsed() {
+        reconciles += 1;
+        return listingWorks
+          ? Promise.resolve({ before: 0, after: 0 })
+          : Promise.reject(new Error('archive store unavailable'));
+      },
+      runPass() {
+        passes += 1;
+        return Promise.resolve({
+          outcome: 'done',
+          chunks: 0,
+          items: 0,
+          mediaFiles: 0,
+          failures: 0,
+        });
+      },
+    } as unknown as Archiver;
+    const loop = createArchiveLoop({
+      archiver,
+      commands: {
+        load: () => Promise.resolve({ run_requested_at: null }),
+      } as unknown as ArchiveCommands,
+      leases: memoryStateStore(),
+      holderId: 'a',
+      leaseTtlMs: ttl,
+      intervalMs: 60_000,
+      retry: { initialMs: 1000, maxMs: 10_000 },
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      metrics: createArchiveMetrics(new Registry()),
+      now: () => new Date(),
+    });
+    loop.start();
+    try {
+      while (reconciles < 3) await sleep(5);
+      expect(passes).toBe(0);
+      listingWorks = true;
+      while (passes === 0) await sleep(5);
+      expect(passes).toBe(1);
+    } finally {
+      await loop.stop();
+    }
+  });
+
   it('when a worker takes the lease, then storage_used is set from what the archive store holds', async () => {
     const state = memoryStateStore();
     const archive = memoryArchiveStore();

@@ -35,6 +35,8 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
   let lastRunSeen = 0;
 
   let renewing: Promise<boolean> | undefined;
+  /** storage_used was reconciled since this worker last took the lease. */
+  let reconciled = false;
 
   /**
    * One renewal at a time: two concurrent acquireLease calls by the same holder race for the
@@ -46,6 +48,7 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
       if (held !== holds)
         logger.info({ holderId, held }, held ? 'archive lease taken' : 'archive lease lost');
       holds = held;
+      if (!held) reconciled = false; // another worker may have written meanwhile
       metrics.leaseHeld.set(held ? 1 : 0);
       return held;
     })().finally(() => (renewing = undefined));
@@ -73,21 +76,26 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     return report;
   }
 
-  /** On taking the lease: storage_used from what the store holds (a failure keeps the old value). */
-  async function reconcile(): Promise<void> {
+  /**
+   * On taking the lease: storage_used from what the store holds. Until it succeeds no pass runs
+   * (the storage limit is judged by it), and it is tried again at every tick.
+   */
+  async function reconcile(): Promise<boolean> {
     try {
       const { before, after } = await archiver.reconcileStorageUsed();
       if (before !== after) logger.info({ before, after }, 'archive storage_used reconciled');
+      return true;
     } catch (error) {
-      logger.warn({ err: error }, 'archive storage_used not reconciled');
+      logger.warn({ err: error }, 'archive storage_used not reconciled; no pass until it is');
+      return false;
     }
   }
 
   async function tick(): Promise<void> {
     try {
-      const taken = !holds;
       if (!(await renew())) return;
-      if (taken) await reconcile();
+      reconciled ||= await reconcile();
+      if (!reconciled) return;
       const state = await deps.commands.load();
       const requested = state.run_requested_at?.getTime() ?? 0;
       const manual = runAsked || requested > lastRunSeen;
