@@ -20,7 +20,7 @@ export interface OperatorTimings {
   graceMs: number;
 }
 
-/** Below this the split leaves no useful budget; the gateway's config refuses less. */
+/** Below this the split leaves no useful budget; the gateway's config (GATEWAY_OPERATOR_TIMEOUT) refuses less. */
 export const MIN_OPERATOR_TIMEOUT_MS = 500;
 
 export function operatorTimings(timeoutMs: number): OperatorTimings {

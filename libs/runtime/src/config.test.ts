@@ -102,6 +102,16 @@ describe('loadConfig', () => {
     expect(loadConfig(spec, { ...required, APP_TIMEOUT: raw }).timeoutMs).toBe(expected);
   });
 
+  it('when a duration is below its minimum, then it is refused with the minimum named', () => {
+    const bounded = defineConfig({
+      wait: { env: 'APP_WAIT', kind: 'duration', min: 500, default: 5000, doc: 'Wait' },
+    });
+    expect(loadConfig(bounded, { APP_WAIT: '0.5s' }).wait).toBe(500);
+    expect(configError(() => loadConfig(bounded, { APP_WAIT: '100ms' })).message).toContain(
+      'APP_WAIT=100ms (duration: milliseconds, or a number with unit ms/s/m/h such as 30s; at least 500 ms)',
+    );
+  });
+
   it('when a variable is blank, then it counts as unset', () => {
     expect(loadConfig(spec, { ...required, APP_PORT: '  ' }).port).toBe(8080);
     expect(configError(() => loadConfig(spec, { DATA_DIR: '' })).message).toContain(

@@ -48,6 +48,8 @@ export interface UrlVar extends VarBase {
 /** A duration in milliseconds; the env value may carry a unit: `500`, `500ms`, `30s`, `5m`, `1h`. */
 export interface DurationVar extends VarBase {
   kind: 'duration';
+  /** Milliseconds. */
+  min?: number;
   default?: number;
 }
 /** Comma-separated strings; items are trimmed and empty items dropped. */
@@ -193,7 +195,8 @@ function parseValue(v: VarSpec, raw: string): Parsed {
       const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
       const factor = DURATION_UNITS_MS[match?.[2] ?? 'ms'];
       if (!match?.[1] || factor === undefined) return fail();
-      return { ok: true, value: Math.round(Number(match[1]) * factor) };
+      const ms = Math.round(Number(match[1]) * factor);
+      return inRange(ms, v.min, undefined) ? { ok: true, value: ms } : fail();
     }
     case 'list':
       return {
@@ -233,7 +236,7 @@ export function describeRule(v: VarSpec): string {
     case 'url':
       return v.protocols ? `URL with scheme ${v.protocols.join(' or ')}` : 'URL';
     case 'duration':
-      return 'duration: milliseconds, or a number with unit ms/s/m/h such as 30s';
+      return `duration: milliseconds, or a number with unit ms/s/m/h such as 30s${v.min === undefined ? '' : `; at least ${v.min} ms`}`;
     case 'list':
       return 'comma-separated list';
   }

@@ -1,4 +1,5 @@
 import { defineConfig, serviceConfigSpec } from '@screenfleet/runtime';
+import { MIN_OPERATOR_TIMEOUT_MS } from '@screenfleet/contracts';
 
 export const gatewayConfigSpec = defineConfig({
   ...serviceConfigSpec('GATEWAY', 9464),
@@ -50,6 +51,7 @@ export const gatewayConfigSpec = defineConfig({
   operatorTimeout: {
     env: 'GATEWAY_OPERATOR_TIMEOUT',
     kind: 'duration',
+    min: MIN_OPERATOR_TIMEOUT_MS,
     default: 5000,
     doc: 'Longest wait for an operator agent to answer a command (504 after); split into the queue expiry, the agent budget and a grace (operator-agent README, never late)',
   },
