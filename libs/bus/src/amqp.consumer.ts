@@ -51,11 +51,6 @@ export class Consumer implements ChannelUser, Subscription {
     this.gate = spec.maxBytesInFlight ? new ByteGate(spec.maxBytesInFlight) : undefined;
   }
 
-  /** For tests and metrics: bytes of message bodies being handled now. */
-  get bytesInFlight(): number {
-    return this.gate?.bytesInProgress ?? 0;
-  }
-
   async attach(model: ChannelModel): Promise<void> {
     const channel = await openChannel(
       () => model.createChannel(),
@@ -92,6 +87,8 @@ export class Consumer implements ChannelUser, Subscription {
     if (this.cancelled) return;
     this.cancelled = true;
     this.connection.remove(this);
+    // A resume queued by adjustFlow may be starting deliveries: let it store its tag first.
+    await this.flow;
     const { channel, consumerTag } = this;
     this.channel = undefined;
     if (channel && consumerTag) await channel.cancel(consumerTag).catch(() => undefined);

@@ -9,11 +9,6 @@ import {
 import { encodeEnvelope } from './amqp.message';
 import type { Logger } from './logger';
 
-/**
- * Publishes on a confirm channel. A publish resolves only once the broker took responsibility
- * for the message, and fails fast instead of buffering while the broker is unreachable: the
- * caller must be able to answer "try later", never report a false success.
- */
 /** A message larger than the broker takes: refused before it could close the shared channel. */
 export class MessageTooLargeError extends Error {
   constructor(
@@ -34,6 +29,11 @@ export interface PublisherLimits {
   drainTimeoutMs: number;
 }
 
+/**
+ * Publishes on a confirm channel. A publish resolves only once the broker took responsibility
+ * for the message, and fails fast instead of buffering while the broker is unreachable: the
+ * caller must be able to answer "try later", never report a false success.
+ */
 export class ConfirmPublisher implements ChannelUser {
   private channel: ConfirmChannel | undefined;
   /** Set while the channel's write buffer is full: publishes wait for its 'drain'. */

@@ -75,7 +75,7 @@ export const topology: Topology = {
       },
     },
     { name: queueNames.ingestContentDead, arguments: { 'x-queue-type': 'quorum' } },
-    // Status requests are worthless once the caller gave up: a classic queue, expiry per message.
+    // Archive commands are worthless once the caller gave up: a classic queue, expiry per message.
     { name: queueNames.archiveRpc, arguments: { 'x-queue-type': 'classic' } },
     // Agents' heartbeats. A stream, not a queue: every gateway reads every heartbeat (consumers
     // do not compete), with no per-gateway queue to declare; old entries age out.

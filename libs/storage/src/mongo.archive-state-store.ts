@@ -1,7 +1,7 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
 import type { ArchiveState, ArchiveStateStore } from './archive-state-store';
 import { watchConnection, type StoreLogger } from './mongo-connection';
-import { toStoreError } from './store-errors';
+import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoArchiveStateStoreOptions {
   /** Either a URL (the store owns and closes its client) or a client shared with other stores. */
@@ -17,7 +17,6 @@ export interface MongoArchiveStateStoreOptions {
   logger?: StoreLogger;
 }
 
-const DUPLICATE_KEY = 11000;
 const STATE_ID = 'state';
 /** Terms older than the newest by more than this are pruned; the newest is never deleted. */
 const KEPT_TERMS = 10;

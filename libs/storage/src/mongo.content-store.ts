@@ -7,7 +7,7 @@ import {
 } from 'mongodb';
 import type { ContentDocument, ContentStore, InsertResult, TimeRange } from './content-store';
 import { watchConnection, type StoreLogger } from './mongo-connection';
-import { toStoreError } from './store-errors';
+import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions {
   url: string;
@@ -21,8 +21,6 @@ export interface MongoContentStoreOptions {
   serverSelectionTimeoutMS?: number;
   logger?: StoreLogger;
 }
-
-const DUPLICATE_KEY = 11000;
 
 // What the workers filter on: a device's items by time, all items by time, items by tag.
 const indexes = [

@@ -152,7 +152,8 @@ function classifyBulkWrite(error: MongoBulkWriteError): StoreErrorKind {
   return 'rejected';
 }
 
-const DUPLICATE_KEY = 11000;
+/** MongoDB's duplicate key error: for our deterministic ids, "already stored". */
+export const DUPLICATE_KEY = 11000;
 
 /** True when the error means "the server cannot take the write now", as opposed to a bad request. */
 export function isStoreUnreachable(error: unknown): boolean {

@@ -127,11 +127,16 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     now,
     maxAgeMs: PENDING_CACHE_MS,
   });
+  // During a pass the count moves with every chunk: count afresh and keep nothing, but let the
+  // calls that arrive while one count runs share it.
+  let countDuringPass: Promise<number> | undefined;
   const pendingCount = (settings: ArchiveSettings): Promise<number> => {
-    // During a pass the count moves with every chunk: count afresh and keep nothing.
     if (!archiver.isUploading()) return pending.get(settings);
     pending.invalidate();
-    return archiver.pendingCount(settings);
+    countDuringPass ??= archiver
+      .pendingCount(settings)
+      .finally(() => (countDuringPass = undefined));
+    return countDuringPass;
   };
 
   async function status(): Promise<ArchiveStatus> {

@@ -1,6 +1,5 @@
 import {
   AppError,
-  BrokerUnavailableError,
   ConflictError,
   StoreUnavailableError,
   TimeoutError,
@@ -51,7 +50,8 @@ export async function sendArchiveCommand(
   const stop = options.metrics.callDuration.startTimer({ action });
   let result = 'ok';
   try {
-    const request = createEnvelope('archive.command', validators.archiveCommand.parse(command), {
+    // Built by the routes from bodies they validated; the worker checks it again on arrival.
+    const request = createEnvelope('archive.command', command, {
       correlationId: options.requestId,
     });
     const reply = await callWorker(bus, request, options.timeoutMs);
@@ -87,7 +87,6 @@ async function callWorker(
         { 'Retry-After': RETRY_AFTER_SECONDS },
       );
     }
-    if (error instanceof BrokerUnavailableError) throw error;
     // The bus could not read the reply at all (not an envelope).
     if (error instanceof AppError && error.code === 'operation_failed') {
       throw invalidReply(error.message);

@@ -142,7 +142,6 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     mayContinue: renew,
     /** Asked before a chunk is recorded and before items are deleted: renews, even when stopping. */
     confirmLease: renewLease,
-    holdsLease: () => holds,
     /** Lets the chunk in hand finish (the pass stops before the next), then gives the lease up. */
     async stop(): Promise<void> {
       stopping = true;
