@@ -72,12 +72,11 @@ export interface ArchiveStateStore {
   load(initial: ArchiveState): Promise<ArchiveState>;
   save(state: ArchiveState): Promise<void>;
   /**
-   * Sets only the given top-level fields of the stored state (an atomic `$set`), leaving every
-   * other field as it is: the pass and the commands each write their own fields, so one never
-   * undoes a change the other made meanwhile. Undefined values are skipped. The state must have
-   * been stored (load stores the initial one); rejects otherwise. Each field is written on its
-   * own, in the order given: a crash in the middle can leave the first ones written only (a
-   * caller orders them so that is safe), and a concurrent load may see some written already.
+   * Sets only the given top-level fields of the stored state, all at once (a crash leaves all or
+   * none of them written), leaving every other field as it is: the pass and the commands each
+   * write their own fields, so one never undoes a change the other made meanwhile. Undefined
+   * values are skipped. The state must have been stored (load stores the initial one); rejects
+   * otherwise.
    */
   update(fields: Partial<ArchiveState>): Promise<void>;
   /**

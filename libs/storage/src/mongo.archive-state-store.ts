@@ -22,13 +22,18 @@ const STATE_ID = 'state';
 const KEPT_TERMS = 10;
 
 type StateDocument = ArchiveState & { _id: typeof STATE_ID };
-/** One top-level field written by update, beside the base document: `_id` "field:<name>". */
-interface FieldDocument {
+/**
+ * The fields one update wrote, beside the base document, one document per set of field names
+ * (`_id` "fields:<names>"): a single replace, so an update lands whole or not at all. `seq`
+ * orders them, so where two sets share a field the later write wins.
+ */
+interface FieldsDocument {
   _id: string;
-  value: unknown;
+  values: Record<string, unknown>;
+  seq: number;
 }
-const FIELD_PREFIX = 'field:';
-const fieldId = (field: string) => `${FIELD_PREFIX}${field}`;
+const FIELDS_PREFIX = 'fields:';
+const fieldsId = (names: string[]) => `${FIELDS_PREFIX}${[...names].sort().join(',')}`;
 
 /**
  * One lease term: whoever inserts term n+1 after reading term n as the newest holds the lease.
@@ -43,10 +48,11 @@ interface LeaseTerm {
 /**
  * ArchiveStateStore over the native driver. The state is a base document stored as given (Dates
  * as BSON dates), so fields added to ArchiveState later persist without changes here, and beside
- * it one document per top-level field written by update ({_id: "field:<name>", value}), which
- * load lays over the base. Not a `$set` on the one document: FerretDB v1 runs an update as a read
- * and a replace of the whole document, so two concurrent `$set`s of different fields (a
- * configure and a pass's progress) lose one of them; writes to different documents cannot.
+ * it one document per set of fields written by update (FieldsDocument), which load lays over the
+ * base in write order. Not a `$set` on the one document: FerretDB v1 runs an update as a read and
+ * a replace of the whole document, so two concurrent `$set`s of different fields (a configure and
+ * a pass's progress) lose one of them; writes to different documents cannot, and each update is
+ * one replace, so a crash never leaves half of it written.
  *
  * The lease is a compare-and-swap on insert-only term documents rather than a findOneAndUpdate
  * on one document: FerretDB v1 runs findAndModify as a query followed by an update by _id, so two
@@ -60,21 +66,25 @@ export function createMongoArchiveStateStore(
   const db = client.db(options.database);
   const states = db.collection<StateDocument>(options.collection ?? 'archive_state');
   const terms = db.collection<LeaseTerm>(options.leaseCollection ?? 'archive_lease');
-  const fieldDocs = db.collection<FieldDocument>(options.collection ?? 'archive_state');
+  const fieldDocs = db.collection<FieldsDocument>(options.collection ?? 'archive_state');
 
-  /** The base document with the fields written by update laid over it. */
+  /** The base document with the fields written by updates laid over it, oldest first. */
   async function storedState(): Promise<ArchiveState | null> {
     const documents = await states.find({}).toArray();
     const base = documents.find((document) => document._id === STATE_ID);
     if (!base) return null;
     const state = withoutId(base) as unknown as Record<string, unknown>;
-    for (const document of documents as unknown as FieldDocument[]) {
-      if (document._id.startsWith(FIELD_PREFIX)) {
-        state[document._id.slice(FIELD_PREFIX.length)] = document.value;
-      }
-    }
+    const updates = (documents as unknown as FieldsDocument[])
+      .filter((document) => document._id.startsWith(FIELDS_PREFIX))
+      .sort((a, b) => a.seq - b.seq);
+    for (const update of updates) Object.assign(state, update.values);
     return state as unknown as ArchiveState;
   }
+
+  // Wall-clock microseconds, kept increasing within this process; across workers, clocks in
+  // sync (the lease assumes it too) order writes of the same field.
+  let lastSeq = 0;
+  const nextSeq = () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000));
 
   return {
     load: (initial) =>
@@ -103,15 +113,16 @@ export function createMongoArchiveStateStore(
 
     update: (fields) =>
       translated('update', async () => {
-        const set = Object.entries(fields).filter(([, value]) => value !== undefined);
+        const values = Object.fromEntries(
+          Object.entries(fields).filter(([, value]) => value !== undefined),
+        );
         if (!(await states.findOne({ _id: STATE_ID }, { projection: { _id: 1 } }))) {
           throw new Error('no archive state to update: load (which stores the initial one) first');
         }
-        for (const [field, value] of set) {
-          const write = (upsert: boolean) =>
-            fieldDocs.replaceOne({ _id: fieldId(field) }, { value }, { upsert });
-          if (!(await ignoringDuplicate(() => write(true)))) await write(false);
-        }
+        const id = fieldsId(Object.keys(values));
+        const write = (upsert: boolean) =>
+          fieldDocs.replaceOne({ _id: id }, { values, seq: nextSeq() }, { upsert });
+        if (!(await ignoringDuplicate(() => write(true)))) await write(false);
       }),
 
     acquireLease: (holder, ttlMs, now) =>
