@@ -27,6 +27,8 @@ export interface ArchiveStore {
    * False when it differs or the object is missing.
    */
   verify(key: string, sha256: string): Promise<boolean>;
+  /** The stored object's size in bytes; null when there is none (a put would add, not replace). */
+  size(key: string): Promise<number | null>;
   /** The object's bytes; NotFoundError when missing. */
   get(key: string): Promise<Buffer>;
   /** Objects whose key starts with `prefix` ("" for all), in key order. */

@@ -125,6 +125,18 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
         }
       }),
 
+    size: (key) =>
+      guarded('size', async () => {
+        const target = pathOf(key);
+        try {
+          return (await stat(target)).size;
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+          await requireRoot();
+          return null;
+        }
+      }),
+
     get: (key) =>
       guarded('get', async () => {
         const target = pathOf(key);

@@ -173,6 +173,19 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): ArchiveSto
       });
     },
 
+    size: async (key) => {
+      const Key = objectKey(key);
+      return attempt('size', key, async () => {
+        try {
+          const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key }));
+          return head.ContentLength ?? 0;
+        } catch (error) {
+          if (classifyS3Error(error) === 'not_found') return null;
+          throw error;
+        }
+      });
+    },
+
     get: async (key) => {
       const Key = objectKey(key);
       return attempt('get', key, async () => {

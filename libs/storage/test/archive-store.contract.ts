@@ -179,6 +179,19 @@ export function describeArchiveStoreContract(
       });
     });
 
+    describe('size', () => {
+      it('when an object is stored, then size is its byte count, and null once it is deleted', async () => {
+        await putObject(store, 'chunks/a', binary);
+        await putObject(store, 'chunks/empty', Buffer.alloc(0));
+
+        expect(await store.size('chunks/a')).toBe(binary.length);
+        expect(await store.size('chunks/empty')).toBe(0);
+        await store.delete('chunks/a');
+        expect(await store.size('chunks/a')).toBeNull();
+        expect(await store.size('chunks/never')).toBeNull();
+      });
+    });
+
     describe('list', () => {
       const keys = [
         'a0',
@@ -256,6 +269,7 @@ export function describeArchiveStoreContract(
             () => store.put(key, binary, { sha256 }),
             () => store.get(key),
             () => store.verify(key, sha256),
+            () => store.size(key),
             () => store.delete(key),
           ]) {
             const error = await rejection(operation());
@@ -302,6 +316,7 @@ export function describeArchiveStoreContract(
               ['put', () => store.put('chunks/b', binary, { sha256 })],
               ['get', () => store.get('chunks/a')],
               ['verify', () => store.verify('chunks/a', sha256)],
+              ['size', () => store.size('chunks/a')],
               ['list', () => listAll(store, '')],
               ['delete', () => store.delete('chunks/a')],
             ] as const) {

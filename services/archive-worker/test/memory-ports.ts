@@ -95,6 +95,10 @@ export function memoryArchiveStore() {
       const body = objects.get(key);
       return Promise.resolve(body !== undefined && hash(body) === sha256);
     },
+    size(key) {
+      guard();
+      return Promise.resolve(objects.get(key)?.length ?? null);
+    },
     get(key) {
       guard();
       const body = objects.get(key);

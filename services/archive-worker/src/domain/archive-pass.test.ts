@@ -25,6 +25,8 @@ function setup(docs: ContentDocument[], extra: Partial<ArchiverDeps> = {}) {
   return { content, archive, state, deps, archiver: createArchiver(deps) };
 }
 
+const storedBytes = (archive: ReturnType<typeof memoryArchiveStore>) =>
+  [...archive.objects.values()].reduce((n, body) => n + body.length, 0);
 const ids = (docs: Iterable<ContentDocument>) => [...docs].map((doc) => doc._id).sort();
 
 describe('archive pass', () => {
@@ -167,7 +169,9 @@ describe('archive pass', () => {
       await waitFor(() => crashed);
       if (crashAt === 'uploaded') expect(content.items.size).toBe(7); // nothing deleted unverified
 
-      const report = await createArchiver(deps).runPass();
+      const next = createArchiver(deps);
+      await next.reconcileStorageUsed(); // as the loop does when it takes the lease
+      const report = await next.runPass();
 
       expect(report.outcome).toBe('done');
       expect(content.items.size).toBe(0);
@@ -177,6 +181,7 @@ describe('archive pass', () => {
       expect(saved.cleanup_pending).toBeNull();
       const chunkKeys = [...archive.objects.keys()].filter((k) => k.startsWith('chunks/'));
       expect(chunkKeys).toHaveLength(3); // the re-upload overwrote the unrecorded copy
+      expect(saved.storage_used).toBe(storedBytes(archive)); // and counted it once
       const restored = memoryContentStore();
       expect(
         (await restoreRange({ archive, content: restored }, { from: old(0), to: now })).restored,
@@ -184,6 +189,32 @@ describe('archive pass', () => {
       expect([...restored.items.values()].sort((a, b) => (a._id < b._id ? -1 : 1))).toEqual(docs);
     },
   );
+
+  it('when an encrypted chunk was uploaded but not recorded, then the re-upload leaves a copy beside it and storage_used counts both once', async () => {
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const { content, archive, state, deps } = setup(docs, { encryptionKey: randomBytes(32) });
+    let crashed = false;
+    const dying = createArchiver({
+      ...deps,
+      onStep: (step) => {
+        if (step !== 'uploaded' || crashed) return Promise.resolve();
+        crashed = true;
+        return new Promise<never>(() => undefined);
+      },
+    });
+    void dying.runPass();
+    await waitFor(() => crashed);
+
+    const next = createArchiver(deps);
+    await next.reconcileStorageUsed();
+    await next.runPass();
+
+    expect(content.items.size).toBe(0);
+    const keys = [...archive.objects.keys()];
+    expect(keys.filter((k) => k.startsWith('chunks/'))).toHaveLength(3); // a fresh IV: a copy
+    expect(keys.filter((k) => k.startsWith('manifests/'))).toHaveLength(2); // overwritten
+    expect(state.current()!.storage_used).toBe(storedBytes(archive));
+  });
 
   it('when the store fails, then nothing is deleted, last_error is set and failures count up', async () => {
     const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));

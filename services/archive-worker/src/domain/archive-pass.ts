@@ -19,7 +19,7 @@ import type { MediaCheck, MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
   content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
-  archive: Pick<ArchiveStore, 'put' | 'verify' | 'list'>;
+  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list'>;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
@@ -208,6 +208,20 @@ export function createArchiver(deps: ArchiverDeps) {
     if (!(await deps.archive.verify(key, sealed.sha256))) throw new NotVerifiedError(key);
   }
 
+  /**
+   * What these uploads add to the store: their sizes less what they replace. A chunk uploaded
+   * before (by a worker that died or lost its lease before recording it) may already be there
+   * under the same key: always its manifest, and unencrypted its chunk and media too. That copy
+   * was counted when this worker took the lease (reconcile), so it must not be counted again.
+   */
+  async function addedBytes(uploads: Array<{ key: string; sealed: EncodedChunk }>) {
+    let bytes = 0;
+    for (const { key, sealed } of uploads) {
+      bytes += sealed.body.length - ((await deps.archive.size(key)) ?? 0);
+    }
+    return bytes;
+  }
+
   async function archiveChunk(
     state: ArchiveState,
     docs: ContentDocument[],
@@ -226,10 +240,12 @@ export function createArchiver(deps: ArchiverDeps) {
       skipped,
     );
     const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.encryptionKey);
-    const bytes =
-      chunk.body.length +
-      sealedManifest.body.length +
-      sealedMedia.reduce((n, m) => n + m.sealed.body.length, 0);
+    const uploads = [
+      ...sealedMedia.map((m) => ({ key: m.entry.key, sealed: m.sealed })),
+      { key: chunkKey, sealed: chunk },
+      { key: keys.manifest, sealed: sealedManifest },
+    ];
+    const bytes = await addedBytes(uploads);
 
     const limit = state.settings.storage_limit;
     if (state.storage_used + bytes > limit) {
@@ -244,9 +260,7 @@ export function createArchiver(deps: ArchiverDeps) {
     }
 
     // Media and chunk before the manifest: a manifest never names an object that is not there.
-    for (const { entry, sealed } of sealedMedia) await putVerified(entry.key, sealed);
-    await putVerified(chunkKey, chunk);
-    await putVerified(keys.manifest, sealedManifest);
+    for (const { key, sealed } of uploads) await putVerified(key, sealed);
     await step('uploaded');
 
     const last = docs[docs.length - 1]!;
@@ -256,9 +270,7 @@ export function createArchiver(deps: ArchiverDeps) {
         : { timestamp: last.timestamp, id: last._id };
     mediaPending = 0;
     await ensureLease('recording a chunk');
-    // Fields are written in this order and not as one atomic write (see the port's update):
-    // cleanup_pending first, so a crash in between still gets the verified chunk's items
-    // deleted by the next pass (the counters then miss that chunk) rather than archived twice.
+    // One update: the cleanup list, the watermark and the counters land together or not at all.
     const recorded = await record(state, {
       cleanup_pending: {
         chunk_key: chunkKey,
