@@ -20,6 +20,16 @@ export {
 } from './mongo.archive-state-store';
 export type { StoreLogger } from './mongo-connection';
 export {
+  openSqliteDatabase,
+  type SqliteDatabase,
+  type SqliteDatabaseOptions,
+} from './sqlite-database';
+export { createSqliteContentStore, type SqliteContentStoreOptions } from './sqlite.content-store';
+export {
+  createSqliteArchiveStateStore,
+  type SqliteArchiveStateStoreOptions,
+} from './sqlite.archive-state-store';
+export {
   classifyStoreError,
   ContentRejectedError,
   isStoreUnreachable,

@@ -121,6 +121,10 @@ function bulkWithWriteErrors(codes: number[]): MongoBulkWriteError {
   return error;
 }
 
+/** What libsql throws: a SqliteError with the (extended) result code as a string. */
+const sqliteError = (code: string, message = code) =>
+  Object.assign(new Error(message), { name: 'SqliteError', code });
+
 describe('classifyStoreError', () => {
   it.each([
     ['Unauthorized (13) after a credential rotation', serverError(13)],
@@ -140,6 +144,13 @@ describe('classifyStoreError', () => {
     ],
     ['an error labelled retryable', labelled(serverError(999), 'RetryableWriteError')],
     ['a document write that hit a lock', bulkWithWriteErrors([11000, 24])],
+    ['SQLite busy past the busy timeout', sqliteError('SQLITE_BUSY', 'database is locked')],
+    ['SQLite busy on a stale WAL snapshot', sqliteError('SQLITE_BUSY_SNAPSHOT')],
+    ['a SQLite table locked', sqliteError('SQLITE_LOCKED')],
+    ['a SQLite disk I/O error', sqliteError('SQLITE_IOERR_FSYNC', 'disk I/O error')],
+    ['a full disk under SQLite', sqliteError('SQLITE_FULL')],
+    ['a SQLite file that cannot be opened', sqliteError('SQLITE_CANTOPEN')],
+    ['a SQLite file on a volume turned read-only', sqliteError('SQLITE_READONLY')],
   ])('when the error is %s, then it is unavailable (retry with backoff)', (_name, error) => {
     expect(classifyStoreError(error)).toBe('unavailable');
     expect(toStoreError(error, 'insertItems')).toBeInstanceOf(StoreUnavailableError);
@@ -152,6 +163,8 @@ describe('classifyStoreError', () => {
       "the driver's refusal of a document over the maximum size",
       new MongoInvalidArgumentError('Document is larger than the maximum size 16777216'),
     ],
+    ['a SQLite row too big', sqliteError('SQLITE_TOOBIG')],
+    ['a SQLite NOT NULL constraint', sqliteError('SQLITE_CONSTRAINT_NOTNULL')],
   ])('when the error is %s, then the documents are rejected (dead-letter)', (_name, error) => {
     expect(classifyStoreError(error)).toBe('rejected');
   });
@@ -160,6 +173,9 @@ describe('classifyStoreError', () => {
     ['an unknown server code', serverError(999_999)],
     ['a plain error', new Error('boom')],
     ['an unknown per-document code', bulkWithWriteErrors([10334, 999_999])],
+    ['a SQLite syntax error', sqliteError('SQLITE_ERROR', 'near "SELEC": syntax error')],
+    ['a corrupt SQLite file', sqliteError('SQLITE_CORRUPT')],
+    ['a code that only starts like a SQLite one', sqliteError('SQLITE_BUSYNESS')],
   ])('when the error is %s, then it is unknown', (_name, error) => {
     expect(classifyStoreError(error)).toBe('unknown');
   });
