@@ -44,3 +44,9 @@ export type {
   ArchiveStateStore,
   ArchiveWatermark,
 } from './archive-state-store';
+export {
+  createSqliteDeadLetters,
+  type DeadLetter,
+  type SqliteDeadLetters,
+  type SqliteDeadLettersOptions,
+} from './sqlite.dead-letters';
