@@ -8,17 +8,10 @@ import {
 } from './amqp.connection';
 import { encodeEnvelope } from './amqp.message';
 import type { Logger } from './logger';
+import { MessageTooLargeError } from './message-too-large';
 
-/** A message larger than the broker takes: refused before it could close the shared channel. */
-export class MessageTooLargeError extends Error {
-  constructor(
-    readonly bytes: number,
-    readonly maxBytes: number,
-  ) {
-    super(`the message takes ${bytes} bytes; the broker takes at most ${maxBytes}`);
-    this.name = 'MessageTooLargeError';
-  }
-}
+// Refused before it could close the shared channel (RabbitMQ 4 closes it beyond max_message_size).
+export { MessageTooLargeError };
 
 export interface PublisherLimits {
   /** How long a publish waits for the broker's confirm. */
