@@ -1,20 +1,24 @@
 /**
- * `npm start`: runs the whole system on this machine.
+ * `npm start`: runs the whole system on this machine, in one of two modes.
  *
- * With RABBITMQ_URL and MONGODB_URL set it runs the services against them. Without, it uses
- * the RabbitMQ on 127.0.0.1:5672 and starts FerretDB (tools/ferretdb) over ./data/ferretdb (the
- * archive worker keeps its filesystem archive in ./data/archive), so a newcomer sees it work at
- * once. (The embedded single-process mode of ARCHITECTURE.md, with
- * no broker at all, is still to come.) Ctrl-C stops everything in reverse order of start.
+ * - Embedded (no RABBITMQ_URL, no MONGODB_URL): every service in this one process over the
+ *   in-process bus and one SQLite file under DATA_DIR (./data). Needs only Node.
+ * - Distributed (RABBITMQ_URL and MONGODB_URL set, or `--stack`): the services as separate
+ *   processes against the broker and the MongoDB-protocol server. `npm run start:stack` uses the
+ *   RabbitMQ on 127.0.0.1:5672 and starts FerretDB (tools/ferretdb) over ./data/ferretdb.
+ *
+ * It prints what it started and where; Ctrl-C stops everything in reverse order of start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { buildFerretDb, startFerretDb, stopFerretDb } from '../test/services/ferretdb';
+import { startEmbedded } from './embedded';
+import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
 import { ensureOperatorKeys } from './operator-keys';
 
 const root = path.resolve(__dirname, '..');
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data'));
+const apiHost = process.env.GATEWAY_HOST ?? '127.0.0.1';
 
 function log(message: string): void {
   process.stderr.write(`[start] ${message}\n`);
@@ -36,24 +40,6 @@ async function freePortFrom(port: number): Promise<number> {
   return port;
 }
 
-function startService(name: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, ...env },
-    stdio: 'inherit',
-    // Own process group: Ctrl-C reaches only this launcher, which stops the services one by
-    // one in reverse order of start (a second signal would cut their graceful stop short).
-    detached: true,
-  });
-  child.once('exit', (code, signal) => {
-    if (!stopping) {
-      log(`${name} exited (${signal ?? code}); stopping the rest`);
-      void stopAll(1);
-    }
-  });
-  log(`started ${name} (pid ${child.pid})`);
-  return child;
-}
-
 const children: Array<{ name: string; child: ChildProcess }> = [];
 const cleanups: Array<() => Promise<void>> = [];
 let stopping = false;
@@ -69,23 +55,57 @@ async function stopAll(code: number): Promise<void> {
     log(`stopped ${name}`);
   }
   for (const cleanup of cleanups.reverse()) await cleanup();
+  log(code === 0 ? 'stopped' : 'stopped after an error');
   process.exit(code);
 }
 
-async function main(): Promise<void> {
+function startService(name: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
+    env: { ...process.env, DATA_DIR: dataDir, ...env },
+    stdio: 'inherit',
+    // Own process group: Ctrl-C reaches only this launcher, which stops the services one by
+    // one in reverse order of start (a second signal would cut their graceful stop short).
+    detached: true,
+  });
+  child.once('exit', (code, signal) => {
+    if (!stopping) {
+      log(`${name} exited (${signal ?? code}); stopping the rest`);
+      void stopAll(1);
+    }
+  });
+  log(`started ${name} (pid ${child.pid})`);
+  children.push({ name, child });
+  return child;
+}
+
+async function runEmbedded(): Promise<void> {
+  const system = await startEmbedded({ ...process.env, DATA_DIR: dataDir });
+  cleanups.push(() => system.stop());
+  log('embedded mode: every service in this process, no broker, no database server');
+  log(
+    `data directory ${system.dataDir} (SQLite ${system.databaseFile}, archive ${system.archiveDir})`,
+  );
+  log(
+    system.agent
+      ? `operator agent for device ${system.agent}`
+      : 'no DEVICE_NAME: no operator agent',
+  );
+  log(`metrics on http://127.0.0.1:${system.opsPort}/metrics`);
+  announce(system.port, system.tokenFile);
+}
+
+async function runDistributed(local: boolean): Promise<void> {
   let rabbitmqUrl = process.env.RABBITMQ_URL;
   let mongodbUrl = process.env.MONGODB_URL;
-
   if (!rabbitmqUrl) {
-    if (!(await portOpen(5672))) {
-      throw new Error(
-        'no RabbitMQ answers on 127.0.0.1:5672: start one (rabbitmq-server -detached) or set RABBITMQ_URL',
-      );
+    if (!local || !(await portOpen(5672))) {
+      throw new Error('no RabbitMQ: set RABBITMQ_URL, or run `npm run start:stack`');
     }
     rabbitmqUrl = 'amqp://guest:guest@127.0.0.1:5672';
     log(`using the local RabbitMQ at ${rabbitmqUrl}`);
   }
   if (!mongodbUrl) {
+    if (!local) throw new Error('no MongoDB: set MONGODB_URL, or run `npm run start:stack`');
     buildFerretDb();
     // A FerretDB left running by an earlier start that did not stop cleanly owns the data dir.
     await stopFerretDb(path.join(dataDir, 'ferretdb', 'ferretdb.pid'), 'SIGTERM').catch(
@@ -103,35 +123,48 @@ async function main(): Promise<void> {
   const shared = { RABBITMQ_URL: rabbitmqUrl, MONGODB_URL: mongodbUrl };
   // Operator commands are signed by the gateway and verified by the agent (issue 19, item 6).
   const keys = ensureOperatorKeys(dataDir);
-  const gatewayEnv = {
+  startService('ingest-worker', shared);
+  // A filesystem archive under the data directory unless the environment names another store.
+  startService('archive-worker', {
+    ...shared,
+    ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? path.join(dataDir, 'archive'),
+  });
+  startService('gateway', {
     ...shared,
     GATEWAY_OPERATOR_SIGNING_KEY: process.env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey,
-  };
-  const agentEnv = {
-    ...shared,
-    OPERATOR_COMMAND_PUBLIC_KEY: process.env.OPERATOR_COMMAND_PUBLIC_KEY ?? keys.publicKey,
-  };
-  children.push({ name: 'ingest-worker', child: startService('ingest-worker', shared) });
-  children.push({
-    name: 'archive-worker',
-    // A filesystem archive under the data directory unless the environment names another store.
-    child: startService('archive-worker', {
-      ...shared,
-      ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? path.join(dataDir, 'archive'),
-    }),
   });
-  children.push({ name: 'gateway', child: startService('gateway', gatewayEnv) });
   if (process.env.DEVICE_NAME) {
-    children.push({ name: 'operator-agent', child: startService('operator-agent', agentEnv) });
+    startService('operator-agent', {
+      ...shared,
+      OPERATOR_COMMAND_PUBLIC_KEY: process.env.OPERATOR_COMMAND_PUBLIC_KEY ?? keys.publicKey,
+    });
   } else {
     log('no DEVICE_NAME: the operator agent for this desktop is not started');
   }
-  log(
-    `API on http://${process.env.GATEWAY_HOST ?? '127.0.0.1'}:${process.env.GATEWAY_PORT ?? 3030} (token in ${path.join(dataDir, 'gateway-token')}, printed once when generated); Ctrl-C stops`,
-  );
+  announce(Number(process.env.GATEWAY_PORT ?? 3030), path.join(dataDir, 'gateway-token'));
+}
 
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
+function announce(port: number, tokenFile: string | undefined): void {
+  const token = tokenFile
+    ? `token: cat ${tokenFile} (printed once when generated)`
+    : 'tokens from GATEWAY_TOKENS';
+  log(`API on http://${apiHost}:${port} (${token}); Ctrl-C stops`);
+}
+
+async function main(): Promise<void> {
+  // `on`, not `once`: Ctrl-C reaches npm, tsx and this process alike, and a second SIGINT
+  // relayed by one of them must not cut the graceful stop short.
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+  const stack = process.argv.includes('--stack');
+  const { RABBITMQ_URL, MONGODB_URL } = process.env;
+  if (stack || (RABBITMQ_URL && MONGODB_URL)) return runDistributed(stack);
+  if (RABBITMQ_URL || MONGODB_URL) {
+    throw new Error(
+      'set both RABBITMQ_URL and MONGODB_URL (distributed mode) or neither (embedded mode)',
+    );
+  }
+  return runEmbedded();
 }
 
 main().catch(async (error: unknown) => {

@@ -2,9 +2,9 @@
 # Makes this machine able to run the system and its tests, doing only what is missing:
 # Debian packages for the real-desktop tests (as root, via apt-get), a running RabbitMQ, and
 # the FerretDB test server built from tools/ferretdb, and the MinIO test server built from
-# tools/minio. Used by `npm test`, `npm start` and CI.
+# tools/minio. Used by `npm test`, `npm run start:stack` and CI.
 #   scripts/ensure-machine.sh            everything
-#   scripts/ensure-machine.sh --no-apt   only the broker and FerretDB (npm start)
+#   scripts/ensure-machine.sh --no-apt   only the broker and FerretDB (npm run start:stack)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { startFerretDb, stopFerretDb } from './ferretdb';
+import { startFerretDb, stopFerretDb } from '../../bin/ferretdb';
 import { startMinioServer, stopMinioServer } from './minio';
 
 import { rabbitmqctl } from './rabbitmqctl';

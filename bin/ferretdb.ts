@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
-const toolDir = path.resolve(__dirname, '../../tools/ferretdb');
+const toolDir = path.resolve(__dirname, '../tools/ferretdb');
 
 export interface FerretDbHandle {
   url: string;

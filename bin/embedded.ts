@@ -1,0 +1,252 @@
+/**
+ * The embedded mode: every service in this one process, over the in-process bus and one SQLite
+ * file, with a filesystem archive, behind the same HTTP API (ARCHITECTURE.md, "Embedded mode").
+ * Nothing to install but Node: no broker, no database server, no Go.
+ *
+ * A 200 from POST /add still means durable: the in-process bus confirms a publish only once
+ * the ingest worker committed the items to the SQLite file (libs/bus memory.bus.ts).
+ */
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { loadSigningKey, loadVerifyKey, topology } from '@screenfleet/contracts';
+import { createMemoryBus, type Bus } from '@screenfleet/bus';
+import {
+  createArchiveWorker,
+  createLocalMediaFiles,
+  createLocalMediaWriter,
+  archiveConfigSpec,
+  parseEncryptionKey,
+} from '@screenfleet/archive-worker';
+import {
+  createGateway,
+  createGatewayMetrics,
+  gatewayConfigSpec,
+  localTokenBanner,
+  resolveAuth,
+} from '@screenfleet/gateway';
+import { createIngestWorker, ingestConfigSpec } from '@screenfleet/ingest-worker';
+import {
+  createLinuxDesktop,
+  createOperatorAgent,
+  DesktopUnavailableError,
+  unavailableDesktop,
+  agentConfigSpec,
+  type Desktop,
+} from '@screenfleet/operator-agent';
+import {
+  createLogger,
+  createMetrics,
+  loadConfig,
+  startOpsServer,
+  type ConfigSpec,
+  type Env,
+  type Logger,
+} from '@screenfleet/runtime';
+import {
+  createFilesystemArchiveStore,
+  createSqliteArchiveStateStore,
+  createSqliteContentStore,
+  createSqliteDeadLetters,
+  openSqliteDatabase,
+} from '@screenfleet/storage';
+import { ensureOperatorKeys } from './operator-keys';
+
+/** What the embedded mode does not read: the servers it replaces. */
+const SERVER_VARS = ['rabbitmqUrl', 'mongodbUrl', 'database', 'connectionName'] as const;
+
+function withoutServers<S extends ConfigSpec>(spec: S): Omit<S, (typeof SERVER_VARS)[number]> {
+  const rest: Record<string, unknown> = { ...spec };
+  for (const key of SERVER_VARS) delete rest[key];
+  return rest as Omit<S, (typeof SERVER_VARS)[number]>;
+}
+
+export interface EmbeddedSystem {
+  /** The API's port. */
+  port: number;
+  opsPort: number;
+  dataDir: string;
+  databaseFile: string;
+  archiveDir: string;
+  /** The local token's file when no GATEWAY_TOKENS are set. */
+  tokenFile: string | undefined;
+  /** Whether an operator agent for this desktop runs (DEVICE_NAME set). */
+  agent: string | undefined;
+  /** Stops intake first, lets what was accepted finish, then closes the file. */
+  stop(): Promise<void>;
+}
+
+export async function startEmbedded(env: Env, logger?: Logger): Promise<EmbeddedSystem> {
+  const gatewayConfig = loadConfig(withoutServers(gatewayConfigSpec), env);
+  const ingestConfig = loadConfig(withoutServers(ingestConfigSpec), env);
+  const archiveConfig = loadConfig(withoutServers(archiveConfigSpec), env);
+  const log = logger ?? createLogger({ service: 'screenfleet', level: gatewayConfig.logLevel });
+  const dataDir = path.resolve(gatewayConfig.dataDir);
+  const registry = createMetrics();
+  const stops: Array<{ name: string; run: () => Promise<void> }> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) {
+      await step.run().catch((error: unknown) => log.error({ err: error }, `${step.name} failed`));
+    }
+  };
+
+  try {
+    const databaseFile = path.join(dataDir, 'screenfleet.db');
+    const database = openSqliteDatabase(databaseFile);
+    stops.push({ name: 'close the SQLite file', run: () => Promise.resolve(database.close()) });
+    const content = createSqliteContentStore({ database });
+    const state = createSqliteArchiveStateStore({ database });
+    const deadLetters = createSqliteDeadLetters({ database });
+    const bus: Bus = createMemoryBus({
+      topology,
+      deadLetter: (queue, envelope, reason) => deadLetters.add(queue, envelope, reason),
+      // A 200 waits for the commit; a store that cannot take it gives a 503, not a hang.
+      publishTimeoutMs: gatewayConfig.publishTimeout,
+      logger: log,
+    });
+    stops.push({ name: 'close the in-process bus', run: () => bus.close() });
+
+    const ingest = createIngestWorker({
+      bus,
+      store: content,
+      logger: log,
+      registry,
+      prefetch: ingestConfig.prefetch,
+      maxBytesInFlight: ingestConfig.maxBytesInFlight,
+      grouping: { maxWeight: ingestConfig.groupItems, maxWaitMs: ingestConfig.groupWait },
+      retry: { initialMs: ingestConfig.retryInitial, maxMs: ingestConfig.retryMax },
+    });
+    await ingest.start();
+    stops.push({ name: 'finish the batches in hand', run: () => ingest.stop() });
+
+    // The archive goes under the data directory unless ARCHIVE_DIR says otherwise.
+    const archiveDir = path.resolve(
+      env.ARCHIVE_DIR ? archiveConfig.dir : path.join(dataDir, 'archive'),
+    );
+    const archive = createFilesystemArchiveStore({ root: archiveDir });
+    const encryptionKey = parseEncryptionKey(archiveConfig.encryptionKey);
+    const archiver = createArchiveWorker({
+      bus,
+      content,
+      archive,
+      state,
+      ...(archiveConfig.mediaRoot
+        ? {
+            media: createLocalMediaFiles(archiveConfig.mediaRoot),
+            mediaWriter: createLocalMediaWriter(archiveConfig.mediaRoot),
+          }
+        : {}),
+      ...(encryptionKey ? { encryptionKey } : {}),
+      defaults: {
+        enabled: archiveConfig.enabled,
+        retention_days: archiveConfig.retentionDays,
+        storage_limit: archiveConfig.storageLimit,
+      },
+      chunkSize: archiveConfig.chunkSize,
+      intervalMs: archiveConfig.interval,
+      leaseTtlMs: archiveConfig.leaseTtl,
+      retry: { initialMs: archiveConfig.retryInitial, maxMs: archiveConfig.retryMax },
+      holderId: `embedded@${hostname()}:${process.pid}`,
+      logger: log,
+      registry,
+    });
+    await archiver.start();
+    stops.push({ name: 'finish the archive chunk in hand', run: () => archiver.stop() });
+
+    // Commands are signed even in one process: the agent code path is the same everywhere.
+    const keys = ensureOperatorKeys(dataDir);
+    const agent = env.DEVICE_NAME
+      ? await startAgent(env, bus, keys.publicKey, log, registry)
+      : undefined;
+    if (agent) stops.push({ name: 'stop the operator agent', run: agent.stop });
+
+    const { auth, localToken } = resolveAuth(gatewayConfig);
+    const gateway = createGateway({
+      bus,
+      auth,
+      metrics: createGatewayMetrics(registry),
+      logger: log,
+      operator: {
+        timeoutMs: gatewayConfig.operatorTimeout,
+        signingKey: loadSigningKey(env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey),
+      },
+      archive: {
+        timeoutMs: gatewayConfig.archiveTimeout,
+        restoreTimeoutMs: gatewayConfig.archiveRestoreTimeout,
+      },
+    });
+    const port = await gateway.listen(gatewayConfig.port, gatewayConfig.host);
+    stops.push({ name: 'stop HTTP intake', run: () => gateway.close() });
+    if (localToken?.created) process.stderr.write(localTokenBanner(localToken));
+
+    const ops = await startOpsServer({
+      port: gatewayConfig.opsPort,
+      host: gatewayConfig.opsHost,
+      metricsToken: gatewayConfig.metricsToken,
+      registry,
+      logger: log,
+      readiness: () => ({
+        ready: bus.isConnected(),
+        checks: { bus: 'in-process', store: 'sqlite' },
+      }),
+    });
+    stops.push({ name: 'close the ops server', run: () => ops.close() });
+
+    return {
+      port,
+      opsPort: ops.port,
+      dataDir,
+      databaseFile,
+      archiveDir,
+      tokenFile: localToken?.file,
+      agent: env.DEVICE_NAME,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startAgent(
+  env: Env,
+  bus: Bus,
+  publicKeyFile: string,
+  logger: Logger,
+  registry: ReturnType<typeof createMetrics>,
+): Promise<{ stop: () => Promise<void> }> {
+  const config = loadConfig(withoutServers(agentConfigSpec), {
+    ...env,
+    OPERATOR_COMMAND_PUBLIC_KEY: env.OPERATOR_COMMAND_PUBLIC_KEY ?? publicKeyFile,
+  });
+  let desktop: Desktop;
+  try {
+    desktop = await createLinuxDesktop({
+      env: {
+        DISPLAY: config.display,
+        DBUS_SESSION_BUS_ADDRESS: config.dbusSessionBusAddress,
+        XAUTHORITY: config.xauthority,
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof DesktopUnavailableError)) throw error;
+    logger.error({ reason: error.message }, 'desktop unavailable: every command will get 503');
+    desktop = unavailableDesktop(error.message);
+  }
+  const agent = createOperatorAgent({
+    bus,
+    desktop,
+    deviceName: config.deviceName,
+    commandKey: loadVerifyKey(config.commandPublicKey),
+    snapshotTtlMs: config.snapshotTtl,
+    heartbeatMs: config.heartbeat,
+    logger,
+    registry,
+  });
+  await agent.start();
+  return {
+    stop: async () => {
+      await agent.stop();
+      await desktop.close();
+    },
+  };
+}

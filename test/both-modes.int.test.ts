@@ -1,0 +1,230 @@
+/**
+ * The HTTP API end to end in both modes (ARCHITECTURE.md: "Both modes pass the same end-to-end
+ * tests"): ingest, bad requests, archive status and the archive round trip, through the
+ * distributed services (RabbitMQ + FerretDB) and through `npm start`'s embedded process (the
+ * in-process bus + SQLite). The operator path in both modes is in both-modes-operator.int.test.ts.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ContentDocument } from '@screenfleet/storage';
+import { buildItem } from './support/content';
+import { post, tokens } from './support/gateway';
+import { modes, startSystem, type RunningSystem } from './support/system';
+
+const DAY_MS = 86_400_000;
+const statusFields = [
+  'enabled',
+  'retention_days',
+  'watermark',
+  'last_cleanup',
+  'last_error',
+  'storage_used',
+  'storage_limit',
+  'pending_count',
+  'is_uploading',
+  'chunks_uploaded',
+  'media_files_uploaded',
+  'media_files_pending',
+];
+const numberFields = [
+  'retention_days',
+  'storage_used',
+  'storage_limit',
+  'pending_count',
+  'chunks_uploaded',
+  'media_files_uploaded',
+  'media_files_pending',
+];
+
+async function all(system: RunningSystem): Promise<ContentDocument[]> {
+  const docs: ContentDocument[] = [];
+  for await (const chunk of system.content.scanRange(
+    { to: new Date('2200-01-01T00:00:00Z') },
+    { chunkSize: 500 },
+  )) {
+    docs.push(...chunk);
+  }
+  return docs;
+}
+
+async function get(url: string, token: string = tokens.all.token) {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe.each(modes)('the HTTP API in %s mode', (mode) => {
+  let system: RunningSystem;
+  const start = Date.now();
+  const oldAt = (i: number) => new Date(start - 40 * DAY_MS + i * 1000).toISOString();
+  const oldItems = Array.from({ length: 5 }, (_, i) => buildItem(i, { timestamp: oldAt(i) }));
+
+  beforeAll(async () => {
+    system = await startSystem(mode, {
+      env: { ARCHIVE_RETENTION_DAYS: '7', ARCHIVE_CHUNK_SIZE: '2' },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  const url = (p: string) => system.url + p;
+
+  it('when a batch is posted, then every item is stored with its fields, once, even when posted again', async () => {
+    const items = [
+      buildItem(1, {
+        timestamp: '2026-11-22T18:00:01.5+08:00',
+        ocr_results: [
+          { text: 'hello', confidence: 0.75, text_json: '[{"t":1}]', ocr_engine: 'tesseract' },
+        ],
+        tags: ['alpha', 'beta'],
+      }),
+      buildItem(2),
+      buildItem(3, { app_name: 'Firefox' }),
+    ];
+    const batch = { device_name: `${mode}-desk`, content: { content_type: 'frames', data: items } };
+
+    const first = await post(url('/add'), batch);
+    const again = await post(url('/add'), batch);
+
+    expect(first).toMatchObject({ status: 200, body: { success: true } });
+    expect(again.status).toBe(200);
+    // A 200 means stored: read at once, no waiting.
+    const stored = (await all(system)).filter((doc) => doc.device_name === `${mode}-desk`);
+    expect(stored).toHaveLength(3);
+    const firstDoc = stored.find((doc) => doc.ocr_results[0]?.text === 'hello');
+    expect(firstDoc).toMatchObject({
+      content_type: 'frames',
+      timestamp: new Date('2026-11-22T10:00:01.500Z'),
+      timestamp_source: 'client',
+      file_path: items[0]!.file_path,
+      app_name: 'Code',
+      tags: ['alpha', 'beta'],
+      ocr_results: [
+        {
+          text: 'hello',
+          confidence: 0.75,
+          text_json: '[{"t":1}]',
+          ocr_engine: 'tesseract',
+          focused: null,
+        },
+      ],
+    });
+    expect(stored.map((doc) => doc.app_name).sort()).toEqual(['Code', 'Code', 'Firefox']);
+  });
+
+  it.each([
+    [
+      'no device_name',
+      { content: { content_type: 'frames', data: [buildItem(1)] } },
+      'device_name',
+    ],
+    [
+      'a bad timestamp',
+      {
+        device_name: 'd',
+        content: { content_type: 'frames', data: [buildItem(1, { timestamp: 'yesterday' })] },
+      },
+      'content.data[0].timestamp',
+    ],
+    [
+      'a device name over 200 bytes',
+      { device_name: 'é'.repeat(101), content: { content_type: 'frames', data: [buildItem(1)] } },
+      'device_name',
+    ],
+  ])(
+    'when the batch has %s, then 400 names the field and nothing is stored',
+    async (_, body, field) => {
+      const before = (await all(system)).length;
+
+      const response = await post(url('/add'), body);
+
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.body)).toContain(field);
+      expect((await all(system)).length).toBe(before);
+    },
+  );
+
+  it('when a request has no token, then 401; a GET on an unknown path is 404; broken JSON is 400', async () => {
+    const noToken = await fetch(url('/add'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const unknown = await get(url('/no/such/path'));
+    const broken = await post(url('/add'), '{"device_name": ');
+
+    expect(noToken.status).toBe(401);
+    expect(unknown.status).toBe(404);
+    expect(broken.status).toBe(400);
+  });
+
+  it('when old items are stored, then GET /archive/status answers every field, numbers as numbers, the old items pending', async () => {
+    const added = await post(url('/add'), {
+      device_name: `${mode}-old`,
+      content: { content_type: 'frames', data: oldItems },
+    });
+    expect(added.status).toBe(200);
+
+    const status = await get(url('/archive/status?timezone=utc'));
+
+    expect(status.status).toBe(200);
+    expect(Object.keys(status.body).sort()).toEqual([...statusFields].sort());
+    for (const field of numberFields) expect(typeof status.body[field]).toBe('number');
+    expect(status.body).toMatchObject({
+      enabled: false,
+      retention_days: 7,
+      pending_count: oldItems.length,
+      chunks_uploaded: 0,
+    });
+  });
+
+  it('when the archive is initialised and runs, then the old items move to the archive directory and a restore brings them back exactly', async () => {
+    const before = (await all(system)).filter((doc) => doc.device_name === `${mode}-old`);
+    expect(before).toHaveLength(oldItems.length);
+
+    const init = await post(url('/archive/init'), { retention_days: 7 });
+    expect(init.status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    let status = await get(url('/archive/status'));
+    while (
+      Date.now() < deadline &&
+      !(status.body.pending_count === 0 && status.body.last_cleanup)
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = await get(url('/archive/status'));
+    }
+
+    expect(status.body).toMatchObject({ enabled: true, pending_count: 0, last_error: null });
+    expect(status.body.chunks_uploaded).toBe(3); // 5 items in chunks of 2
+    expect((await all(system)).filter((doc) => doc.device_name === `${mode}-old`)).toEqual([]);
+    expect(existsSync(path.join(system.archiveDir, 'chunks'))).toBe(true);
+    expect(readdirSync(system.archiveDir)).toEqual(expect.arrayContaining(['chunks', 'manifests']));
+
+    expect((await post(url('/archive/configure'), { enabled: false })).status).toBe(200);
+    const restore = await post(url('/archive/restore'), {
+      from: new Date(start - 41 * DAY_MS).toISOString(),
+      to: new Date(start - 39 * DAY_MS).toISOString(),
+    });
+
+    expect(restore).toMatchObject({ status: 200, body: { restored: oldItems.length } });
+    const after = (await all(system)).filter((doc) => doc.device_name === `${mode}-old`);
+    expect(after).toEqual(before);
+  });
+
+  it('when no agent serves the device, then a key press is 404 naming the device, at once', async () => {
+    const started = Date.now();
+
+    const response = await post(url('/experimental/operator/press-key-by-index'), {
+      element_index: 0,
+      key: 'a',
+      device_name: `${mode}-nobody`,
+    });
+
+    expect(response.status).toBe(404);
+    expect(response.body.message).toMatch(
+      new RegExp(`no agent is connected for device "${mode}-nobody"`),
+    );
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});

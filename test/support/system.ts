@@ -1,0 +1,228 @@
+/**
+ * The whole system in either mode, started as `npm start` starts it, for the end-to-end suites
+ * that must pass in both (ARCHITECTURE.md: "Both modes pass the same end-to-end tests"):
+ *
+ * - distributed: gateway, ingest worker and archive worker as separate processes (their built
+ *   main.js) on this run's RabbitMQ (a vhost of its own) and FerretDB (a database of its own);
+ * - embedded: `bin/start.ts` with no broker or database variables: one process, the in-process
+ *   bus and a SQLite file in a temp data directory.
+ *
+ * Either way the test reads back through the same ContentStore port the workers write with.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import {
+  createMongoContentStore,
+  createSqliteContentStore,
+  openSqliteDatabase,
+  type ContentStore,
+} from '@screenfleet/storage';
+import { databaseName, isolatedBroker, mongoUrl } from '../services';
+import { operatorKeys, operatorPublicKeyPem, tokens } from './gateway';
+import { startService, type ServiceProcess } from './processes';
+
+export type Mode = 'distributed' | 'embedded';
+export const modes: Mode[] = ['distributed', 'embedded'];
+
+export interface RunningSystem {
+  mode: Mode;
+  url: string;
+  /** What the system stores, read through the port its workers write with. */
+  content: ContentStore;
+  dataDir: string;
+  archiveDir: string;
+  stop(): Promise<void>;
+}
+
+export interface SystemOptions {
+  /** Extra environment for every process (ARCHIVE_*, DEVICE_NAME, DISPLAY...). */
+  env?: Record<string, string>;
+  /** Start an operator agent for this device (the distributed mode starts its process). */
+  agent?: { device: string; env: Record<string, string> };
+}
+
+const root = path.resolve(__dirname, '../..');
+
+/** The test tokens as GATEWAY_TOKENS: every mode is called with the same ones. */
+const gatewayTokens = JSON.stringify(Object.values(tokens));
+
+export async function startSystem(mode: Mode, options: SystemOptions = {}): Promise<RunningSystem> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `sf-${mode}-`));
+  const archiveDir = path.join(dataDir, 'archive');
+  const common = {
+    GATEWAY_TOKENS: gatewayTokens,
+    GATEWAY_PORT: '0',
+    GATEWAY_OPS_PORT: '0',
+    DATA_DIR: dataDir,
+    ARCHIVE_DIR: archiveDir,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+  return mode === 'embedded'
+    ? startEmbeddedSystem(common, options, dataDir, archiveDir, removeDir)
+    : startDistributedSystem(common, options, dataDir, archiveDir, removeDir);
+}
+
+async function startDistributedSystem(
+  common: Record<string, string>,
+  options: SystemOptions,
+  dataDir: string,
+  archiveDir: string,
+  removeDir: () => void,
+): Promise<RunningSystem> {
+  const broker = await isolatedBroker();
+  const database = databaseName('system');
+  const shared = {
+    ...common,
+    RABBITMQ_URL: broker.url,
+    MONGODB_URL: mongoUrl(),
+    MONGODB_DATABASE: database,
+    INGEST_OPS_PORT: '0',
+    ARCHIVE_OPS_PORT: '0',
+    OPERATOR_OPS_PORT: '0',
+  };
+  const processes: ServiceProcess[] = [];
+  const stop = async () => {
+    for (const p of processes.reverse()) await p.stop();
+    await content.close();
+    await broker.remove();
+    removeDir();
+  };
+  const content = createMongoContentStore({ url: mongoUrl(), database });
+  try {
+    const ingest = startService('ingest-worker', shared);
+    processes.push(ingest);
+    await ingest.waitForLog(/consuming content batches/);
+    const archiver = startService('archive-worker', shared);
+    processes.push(archiver);
+    await archiver.waitForLog(/archive worker started/);
+    if (options.agent) {
+      const agent = startService('operator-agent', {
+        ...shared,
+        ...options.agent.env,
+        DEVICE_NAME: options.agent.device,
+        OPERATOR_COMMAND_PUBLIC_KEY: operatorPublicKeyPem,
+      });
+      processes.push(agent);
+      await agent.waitForLog(/operator agent started/, 30_000);
+    }
+    const gateway = startService('gateway', {
+      ...shared,
+      GATEWAY_OPERATOR_SIGNING_KEY: signingKeyPem(),
+    });
+    processes.push(gateway);
+    const listening = await gateway.waitForLog(/gateway listening/);
+    return {
+      mode: 'distributed',
+      url: `http://127.0.0.1:${Number(listening.port)}`,
+      content,
+      dataDir,
+      archiveDir,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startEmbeddedSystem(
+  common: Record<string, string>,
+  options: SystemOptions,
+  dataDir: string,
+  archiveDir: string,
+  removeDir: () => void,
+): Promise<RunningSystem> {
+  const launcher = startLauncher({
+    ...common,
+    GATEWAY_OPERATOR_SIGNING_KEY: signingKeyPem(),
+    ...(options.agent
+      ? {
+          ...options.agent.env,
+          DEVICE_NAME: options.agent.device,
+          OPERATOR_COMMAND_PUBLIC_KEY: operatorPublicKeyPem,
+        }
+      : {}),
+  });
+  let database: ReturnType<typeof openSqliteDatabase> | undefined;
+  const stop = async () => {
+    await launcher.stop('SIGINT');
+    database?.close();
+    removeDir();
+  };
+  try {
+    const port = await launcher.apiPort;
+    database = openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
+    return {
+      mode: 'embedded',
+      url: `http://127.0.0.1:${port}`,
+      content: createSqliteContentStore({ database }),
+      dataDir,
+      archiveDir,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export interface Launcher {
+  /** The API's port, once the launcher announced it. */
+  apiPort: Promise<number>;
+  pid: number;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** `npm start`'s launcher (bin/start.ts under tsx) with exactly this environment. */
+export function startLauncher(env: Record<string, string>, cwd = root): Launcher {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(cwd, 'bin/start.ts')], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const apiPort = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`launcher did not announce its API:\n${output}`)),
+      60_000,
+    );
+    for (const stream of [child.stdout, child.stderr]) {
+      readline.createInterface({ input: stream }).on('line', (line) => {
+        output = (output + line + '\n').slice(-20_000);
+        const announced = /API on http:\/\/[^:]+:(\d+)/.exec(line);
+        if (announced) {
+          clearTimeout(timer);
+          resolve(Number(announced[1]));
+        }
+      });
+    }
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`launcher exited (${code}) before announcing its API:\n${output}`));
+    });
+  });
+  apiPort.catch(() => undefined);
+  return {
+    apiPort,
+    pid: child.pid!,
+    exited,
+    output: () => output,
+    async stop(signal = 'SIGINT') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+function signingKeyPem(): string {
+  return operatorKeys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
