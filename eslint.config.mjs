@@ -4,7 +4,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const services = ['gateway', 'ingest-worker', 'archive-worker', 'operator-agent'];
-const drivers = ['amqplib', 'mongodb', 'better-sqlite3', 'libsql', '@nut-tree-fork/nut-js', 'dbus-next'];
+const drivers = [
+  'amqplib',
+  'mongodb',
+  'better-sqlite3',
+  'libsql',
+  '@nut-tree-fork/nut-js',
+  'dbus-next',
+];
 
 export default tseslint.config(
   {

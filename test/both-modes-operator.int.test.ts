@@ -1,0 +1,78 @@
+/**
+ * The operator path in both modes: list a real desktop's elements (Xvfb + AT-SPI + Chromium)
+ * and press a key with modifiers on one chosen by index, through the distributed services
+ * (RabbitMQ, the agent as its own process) and through `npm start`'s embedded process (the
+ * agent in the same process as the gateway, over the in-process bus).
+ */
+import type { ListElementsResponse } from '@screenfleet/contracts';
+import {
+  freeDisplayNumber,
+  startDesktopHarness,
+  type DesktopHarness,
+} from '../services/operator-agent/test/support/desktop-harness';
+import { post } from './support/gateway';
+import { modes, startSystem, type RunningSystem } from './support/system';
+
+const LIST = '/experimental/operator/list-interactable-elements';
+const PRESS = '/experimental/operator/press-key-by-index';
+
+describe.each(modes)('operator commands in %s mode', (mode) => {
+  let desk: DesktopHarness | undefined;
+  let system: RunningSystem | undefined;
+  const device = `${mode}-desk`;
+
+  beforeAll(async () => {
+    desk = await startDesktopHarness(freeDisplayNumber(mode === 'embedded' ? 130 : 140));
+    system = await startSystem(mode, {
+      agent: {
+        device,
+        env: {
+          DISPLAY: desk.env.DISPLAY,
+          DBUS_SESSION_BUS_ADDRESS: desk.env.DBUS_SESSION_BUS_ADDRESS,
+        },
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await desk?.stop();
+  }, 60_000);
+
+  /** Lists the page, retried until Chromium exposed the whole page. */
+  async function listPage(): Promise<ListElementsResponse> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const response = await post(system!.url + LIST, {
+        app_name: 'Chromium',
+        device_name: device,
+      });
+      const body = response.body as unknown as ListElementsResponse;
+      if (response.status === 200 && body.elements.some((e) => e.text === 'Submit')) return body;
+      if (Date.now() > deadline)
+        throw new Error(`page not listed: ${response.status} ${JSON.stringify(response.body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  it('when a key with modifiers is pressed on an element chosen by index, then it arrives there with them', async () => {
+    const listing = await listPage();
+    const last = listing.elements.find((e) => e.text === 'Last name' && e.role === 'entry');
+    expect(last).toBeDefined();
+
+    const response = await post(system!.url + PRESS, {
+      element_index: last!.index,
+      key: 'k',
+      modifiers: ['ctrl', 'shift'],
+      device_name: device,
+    });
+
+    expect(response).toMatchObject({ status: 200, body: { success: true } });
+    expect(await desk!.waitForKeydown((r) => r.code === 'KeyK')).toMatchObject({
+      activeId: 'last',
+      ctrlKey: true,
+      shiftKey: true,
+      altKey: false,
+    });
+  });
+});
