@@ -71,9 +71,10 @@ describe('a newcomer with only Node runs `npm start` on a fresh clone', () => {
       path.join(root, 'test/support/newcomer-scenario.ts'),
       clone,
     ];
+    // sh, not bash: bash may read ~/.bashrc even with -c, which can put go back on PATH.
     const result = spawnSync(
       'unshare',
-      ['-n', 'bash', '-c', 'ip link set lo up && exec "$@"', 'newcomer', ...scenario],
+      ['-n', 'sh', '-c', 'ip link set lo up && exec "$@"', 'newcomer', ...scenario],
       {
         cwd: root,
         encoding: 'utf8',

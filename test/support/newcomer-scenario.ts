@@ -114,7 +114,7 @@ async function main() {
   const status = await fetch(`http://127.0.0.1:${first.port}/archive/status`, {
     headers: { authorization: `Bearer ${token}` },
   });
-  report.archiveStatus = { status: status.status, body: (await status.json()) };
+  report.archiveStatus = { status: status.status, body: await status.json() };
   await signalGroup(first, 'SIGINT');
   report.stoppedCleanly = /^\[start\] stopped$/m.test(first.output());
 
