@@ -15,6 +15,8 @@ import {
   createLocalMediaFiles,
   createLocalMediaWriter,
   archiveConfigSpec,
+  checkArchiveConfig,
+  openArchiveStore,
   parseEncryptionKey,
 } from '@screenfleet/archive-worker';
 import {
@@ -43,7 +45,6 @@ import {
   type Logger,
 } from '@screenfleet/runtime';
 import {
-  createFilesystemArchiveStore,
   createSqliteArchiveStateStore,
   createSqliteContentStore,
   createSqliteDeadLetters,
@@ -66,7 +67,8 @@ export interface EmbeddedSystem {
   opsPort: number;
   dataDir: string;
   databaseFile: string;
-  archiveDir: string;
+  /** The archive directory, or the S3 bucket and prefix. */
+  archive: string;
   /** The local token's file when no GATEWAY_TOKENS are set. */
   tokenFile: string | undefined;
   /** Whether an operator agent for this desktop runs (DEVICE_NAME set). */
@@ -79,6 +81,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
   const gatewayConfig = loadConfig(withoutServers(gatewayConfigSpec), env);
   const ingestConfig = loadConfig(withoutServers(ingestConfigSpec), env);
   const archiveConfig = loadConfig(withoutServers(archiveConfigSpec), env);
+  checkArchiveConfig(archiveConfig);
   const log = logger ?? createLogger({ service: 'screenfleet', level: gatewayConfig.logLevel });
   const dataDir = path.resolve(gatewayConfig.dataDir);
   const registry = createMetrics();
@@ -118,11 +121,16 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
     await ingest.start();
     stops.push({ name: 'finish the batches in hand', run: () => ingest.stop() });
 
-    // The archive goes under the data directory unless ARCHIVE_DIR says otherwise.
+    // A directory under the data directory unless ARCHIVE_DIR or ARCHIVE_STORE=s3 says otherwise.
     const archiveDir = path.resolve(
       env.ARCHIVE_DIR ? archiveConfig.dir : path.join(dataDir, 'archive'),
     );
-    const archive = createFilesystemArchiveStore({ root: archiveDir });
+    const archive = openArchiveStore({ ...archiveConfig, dir: archiveDir });
+    stops.push({ name: 'close the archive store', run: () => archive.close() });
+    const archiveLocation =
+      archiveConfig.store === 's3'
+        ? `s3 bucket ${archiveConfig.s3Bucket}/${archiveConfig.s3Prefix}`
+        : archiveDir;
     const encryptionKey = parseEncryptionKey(archiveConfig.encryptionKey);
     const archiver = createArchiveWorker({
       bus,
@@ -196,7 +204,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       opsPort: ops.port,
       dataDir,
       databaseFile,
-      archiveDir,
+      archive: archiveLocation,
       tokenFile: localToken?.file,
       agent: env.DEVICE_NAME,
       stop,

@@ -83,7 +83,7 @@ async function runEmbedded(): Promise<void> {
   cleanups.push(() => system.stop());
   log('embedded mode: every service in this process, no broker, no database server');
   log(
-    `data directory ${system.dataDir} (SQLite ${system.databaseFile}, archive ${system.archiveDir})`,
+    `data directory ${system.dataDir} (SQLite ${system.databaseFile}, archive ${system.archive})`,
   );
   log(
     system.agent

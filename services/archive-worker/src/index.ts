@@ -22,7 +22,12 @@ import { createArchiveLoop } from './entry/archive-loop';
 import { createArchiveRpcHandler } from './entry/archive.rpc';
 import { createArchiveMetrics } from './metrics';
 
-export { archiveConfigSpec, parseEncryptionKey, type ArchiveConfig } from './config';
+export {
+  archiveConfigSpec,
+  checkArchiveConfig,
+  parseEncryptionKey,
+  type ArchiveConfig,
+} from './config';
 export {
   createArchiver,
   NotVerifiedError,
