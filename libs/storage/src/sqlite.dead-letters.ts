@@ -41,12 +41,11 @@ export function createSqliteDeadLetters(options: SqliteDeadLettersOptions) {
     at_ms INTEGER NOT NULL
   )`);
 
+  /** Runs `run` now (the API is synchronous), settling with its result or the port's error. */
   function attempt<T>(operation: string, run: () => T): Promise<T> {
-    try {
-      return Promise.resolve(run());
-    } catch (error) {
-      return Promise.reject(toStoreError(error, operation, 'dead-letter table'));
-    }
+    return new Promise<T>((resolve) => resolve(run())).catch((error: unknown) => {
+      throw toStoreError(error, operation, 'dead-letter table');
+    });
   }
 
   return {
