@@ -71,9 +71,12 @@ export interface EmbeddedSystem {
   archive: string;
   /** The local token's file when no GATEWAY_TOKENS are set. */
   tokenFile: string | undefined;
-  /** Whether an operator agent for this desktop runs (DEVICE_NAME set). */
+  /** The device the operator agent of this desktop serves (DEVICE_NAME); none when unset. */
   agent: string | undefined;
-  /** Stops intake first, lets what was accepted finish, then closes the file. */
+  /**
+   * Stops intake first, lets what was accepted finish, then closes the file; rejects naming the
+   * steps that failed (every step still runs). Once only: a second call gets the same result.
+   */
   stop(): Promise<void>;
 }
 
@@ -86,15 +89,25 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
   const dataDir = path.resolve(gatewayConfig.dataDir);
   const registry = createMetrics();
   const stops: Array<{ name: string; run: () => Promise<void> }> = [];
-  const stop = async () => {
-    for (const step of stops.reverse()) {
-      await step.run().catch((error: unknown) => log.error({ err: error }, `${step.name} failed`));
-    }
-  };
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      const failed: string[] = [];
+      for (const step of [...stops].reverse()) {
+        await step.run().catch((error: unknown) => {
+          log.error({ err: error }, `${step.name} failed`);
+          failed.push(step.name);
+        });
+      }
+      if (failed.length > 0) throw new Error(`stopping failed at: ${failed.join('; ')}`);
+    })());
 
   try {
     const databaseFile = path.join(dataDir, 'screenfleet.db');
-    const database = openSqliteDatabase(databaseFile);
+    // A short busy wait: the API is synchronous, so a lock held by another process (a second
+    // start on this data directory, a sqlite3 shell) stalls the whole process while it lasts;
+    // the ingest worker retries a busy store with backoff instead.
+    const database = openSqliteDatabase(databaseFile, { busyTimeoutMs: 250 });
     stops.push({ name: 'close the SQLite file', run: () => Promise.resolve(database.close()) });
     const content = createSqliteContentStore({ database });
     const state = createSqliteArchiveStateStore({ database });

@@ -44,9 +44,16 @@ const children: Array<{ name: string; child: ChildProcess }> = [];
 const cleanups: Array<() => Promise<void>> = [];
 let stopping = false;
 
+/** Longest graceful stop before the launcher gives up and exits 1 (each service has its own). */
+const STOP_DEADLINE_MS = 30_000;
+
 async function stopAll(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  setTimeout(() => {
+    log(`not stopped within ${STOP_DEADLINE_MS / 1000} s; exiting`);
+    process.exit(1);
+  }, STOP_DEADLINE_MS).unref();
   for (const { name, child } of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -54,7 +61,12 @@ async function stopAll(code: number): Promise<void> {
     await exited;
     log(`stopped ${name}`);
   }
-  for (const cleanup of cleanups.reverse()) await cleanup();
+  for (const cleanup of cleanups.reverse()) {
+    await cleanup().catch((error: unknown) => {
+      log(`${error instanceof Error ? error.message : String(error)}`);
+      code = 1;
+    });
+  }
   log(code === 0 ? 'stopped' : 'stopped after an error');
   process.exit(code);
 }

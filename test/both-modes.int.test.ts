@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ContentDocument } from '@screenfleet/storage';
 import { buildItem } from './support/content';
+import { waitUntil } from '../services/archive-worker/test/support';
 import { post, tokens } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 
@@ -84,14 +85,31 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
     ];
     const batch = { device_name: `${mode}-desk`, content: { content_type: 'frames', data: items } };
 
+    const ofDevice = async (device: string) =>
+      (await all(system)).filter((doc) => doc.device_name === device);
+
     const first = await post(url('/add'), batch);
-    const again = await post(url('/add'), batch);
 
     expect(first).toMatchObject({ status: 200, body: { success: true } });
-    expect(again.status).toBe(200);
-    // A 200 means stored: read at once, no waiting.
-    const stored = (await all(system)).filter((doc) => doc.device_name === `${mode}-desk`);
+    // Embedded: a 200 means committed, so the items are there at once. Distributed: a 200
+    // means in the broker; the worker stores them soon after.
+    const stored =
+      mode === 'embedded'
+        ? await ofDevice(`${mode}-desk`)
+        : await waitUntil(
+            () => ofDevice(`${mode}-desk`),
+            (docs) => docs.length === 3,
+          );
     expect(stored).toHaveLength(3);
+    // Posted again, then a marker behind it: once the marker is stored, so was the repost.
+    expect((await post(url('/add'), batch)).status).toBe(200);
+    const marker = { ...batch, device_name: `${mode}-marker` };
+    expect((await post(url('/add'), marker)).status).toBe(200);
+    await waitUntil(
+      () => ofDevice(`${mode}-marker`),
+      (docs) => docs.length === 3,
+    );
+    expect(await ofDevice(`${mode}-desk`)).toHaveLength(3);
     const firstDoc = stored.find((doc) => doc.ocr_results[0]?.text === 'hello');
     expect(firstDoc).toMatchObject({
       content_type: 'frames',
@@ -185,15 +203,11 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
 
     const init = await post(url('/archive/init'), { retention_days: 7 });
     expect(init.status).toBe(200);
-    const deadline = Date.now() + 30_000;
-    let status = await get(url('/archive/status'));
-    while (
-      Date.now() < deadline &&
-      !(status.body.pending_count === 0 && status.body.last_cleanup)
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = await get(url('/archive/status'));
-    }
+    const status = await waitUntil(
+      () => get(url('/archive/status')),
+      ({ body }) => body.pending_count === 0 && body.last_cleanup !== null,
+      30_000,
+    );
 
     expect(status.body).toMatchObject({ enabled: true, pending_count: 0, last_error: null });
     expect(status.body.chunks_uploaded).toBe(3); // 5 items in chunks of 2

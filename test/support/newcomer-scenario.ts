@@ -37,6 +37,13 @@ interface Started {
   output: () => string;
 }
 
+/** Process groups started here: a scenario ended from outside (a timeout) takes them along. */
+const groups = new Set<number>();
+process.on('SIGTERM', () => {
+  for (const group of groups) process.kill(-group, 'SIGKILL');
+  process.exit(1);
+});
+
 /** `npm start` in the clone; resolves once it announced its API. */
 function npmStart(): Promise<Started> {
   // Its own process group, as a terminal gives it: Ctrl-C and a crash reach the whole group.
@@ -46,6 +53,8 @@ function npmStart(): Promise<Started> {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  groups.add(child.pid!);
+  child.once('exit', () => groups.delete(child.pid!));
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no API after 240 s:\n${output}`)), 240_000);

@@ -150,9 +150,11 @@ async function startEmbeddedSystem(
   });
   let database: ReturnType<typeof openSqliteDatabase> | undefined;
   const stop = async () => {
-    await launcher.stop('SIGINT');
+    const code = await launcher.stop('SIGINT');
     database?.close();
     removeDir();
+    if (code !== 0)
+      throw new Error(`the launcher did not stop cleanly (${code}):\n${launcher.output()}`);
   };
   try {
     const port = await launcher.apiPort;

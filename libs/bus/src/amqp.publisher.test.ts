@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
 import { BrokerUnavailableError, createEnvelope, topology } from '@screenfleet/contracts';
 import type { ReconnectingConnection } from './amqp.connection';
-import { ConfirmPublisher, MessageTooLargeError } from './amqp.publisher';
+import { ConfirmPublisher } from './amqp.publisher';
+import { MessageTooLargeError } from './message-too-large';
 import { silentLogger } from './logger';
 
 // A fake channel is enough here: this is the publisher's own flow control, not the broker's.

@@ -10,9 +10,6 @@ import { encodeEnvelope } from './amqp.message';
 import type { Logger } from './logger';
 import { MessageTooLargeError } from './message-too-large';
 
-// Refused before it could close the shared channel (RabbitMQ 4 closes it beyond max_message_size).
-export { MessageTooLargeError };
-
 export interface PublisherLimits {
   /** How long a publish waits for the broker's confirm. */
   confirmTimeoutMs: number;

@@ -40,7 +40,7 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_PUBLISH_TIMEOUT',
     kind: 'duration',
     default: 5000,
-    doc: 'Longest wait for a broker confirm before answering 503',
+    doc: 'Longest wait for a broker confirm (embedded mode: for the commit) before answering 503',
   },
   operatorSigningKey: {
     env: 'GATEWAY_OPERATOR_SIGNING_KEY',
