@@ -4,7 +4,7 @@ import { createEnvelope, exchangeNames } from '@screenfleet/contracts';
 import { databaseName, isolatedBroker, mongoUrl } from './services';
 import { buildBatch, buildItem } from './support/content';
 import { waitForCount as storedCount } from './support/store';
-import { post, startGateway, type RunningGateway } from './support/gateway';
+import { post, startGateway, tokens, type RunningGateway } from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
 
 // POST /add -> RabbitMQ -> ingest worker -> the MongoDB-protocol server, all real.
@@ -81,6 +81,29 @@ describe('ingest end to end', () => {
       transcription: null,
     });
     expect(stored?.received_at).toBeInstanceOf(Date);
+  });
+
+  it('when a batch comes with an X-Request-Id, then the worker logs its write under that id (one grep follows it)', async () => {
+    const requestId = `trace-${Date.now()}`;
+
+    const response = await fetch(`${gateway.url}/add`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${tokens.all.token}`,
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify(buildBatch('e2e-traced', 500, 2)),
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe(requestId);
+    const line = await worker.waitForLog(
+      /content batch written/,
+      20_000,
+      (logged) => logged.requestId === requestId,
+    );
+    expect(line).toMatchObject({ requestId, items: 2 });
   });
 
   it('when an empty batch is posted, then it is accepted and nothing is stored', async () => {

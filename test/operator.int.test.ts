@@ -198,6 +198,22 @@ describe('operator commands through the gateway to agents on real desktops', () 
     });
   });
 
+  test("when a press comes with an X-Request-Id, then the agent's audit line carries it (one grep follows it)", async () => {
+    const last = indexOf(await listPage(devA), 'Last name');
+    const requestId = `press-trace-${Date.now()}`;
+
+    const response = await post(
+      g().url + PRESS,
+      { element_index: last, device_name: devA, key: 'y' },
+      undefined,
+      { 'x-request-id': requestId },
+    );
+
+    expect(response.status).toBe(200);
+    const line = await agentA!.waitForLog(/command done/, 10_000, (l) => l.requestId === requestId);
+    expect(line).toMatchObject({ audit: 'operator', requestId, key: 'y', result: 'success' });
+  });
+
   test("when keys are pressed in screenpipe SDK's key_combo shape, then they arrive on the second input", async () => {
     const last = indexOf(await listPage(devA), 'Last name');
     const combo = (key_combo: string) =>

@@ -101,10 +101,15 @@ export async function startGateway(
   };
 }
 
-export async function post(url: string, body: unknown, token: string = tokens.all.token) {
+export async function post(
+  url: string,
+  body: unknown,
+  token: string = tokens.all.token,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return {

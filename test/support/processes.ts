@@ -6,8 +6,15 @@ const root = path.resolve(__dirname, '../..');
 
 export interface ServiceProcess {
   child: ChildProcess;
-  /** Resolves with the first log line whose msg matches, rejects when the process exits first. */
-  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * Resolves with the first log line whose msg matches (and that `where` accepts), rejects when
+   * the process exits first.
+   */
+  waitForLog(
+    pattern: RegExp,
+    timeoutMs?: number,
+    where?: (line: Record<string, unknown>) => boolean,
+  ): Promise<Record<string, unknown>>;
   /** Ends the process with `signal` and waits until it has exited; returns its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -42,8 +49,10 @@ export function startService(name: string, env: Record<string, string>): Service
 
   return {
     child,
-    waitForLog(pattern, timeoutMs = 20_000) {
-      const seen = lines.find((line) => pattern.test(String(line.msg)));
+    waitForLog(pattern, timeoutMs = 20_000, where = () => true) {
+      const matches = (line: Record<string, unknown>) =>
+        pattern.test(String(line.msg)) && where(line);
+      const seen = lines.find(matches);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
@@ -52,7 +61,7 @@ export function startService(name: string, env: Record<string, string>): Service
           timeoutMs,
         );
         const listener = (line: Record<string, unknown>) => {
-          if (pattern.test(String(line.msg))) done(undefined, line);
+          if (matches(line)) done(undefined, line);
         };
         const onExit = (code: number | null) =>
           done(new Error(`${name} exited (${code}) before ${pattern}; stderr: ${stderr}`));

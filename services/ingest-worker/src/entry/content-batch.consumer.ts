@@ -54,17 +54,30 @@ export function createContentBatchConsumer({
    * else: give it back after a pause growing with its deliveries, so the delivery limit spans
    * about a minute rather than ten immediate retries.
    */
-  async function settle(outcome: MessageOutcome, delivery: Delivery<unknown>): Promise<Outcome> {
-    if (outcome.written) return 'ack';
-    const { error } = outcome;
+  async function settle(
+    outcome: MessageOutcome,
+    delivery: Delivery<unknown>,
+    items: number,
+  ): Promise<Outcome> {
+    // The gateway's request id (X-Request-Id) travels as the correlation id: one grep follows a
+    // batch from the HTTP request to its write.
     const messageId = delivery.envelope.message_id;
+    const requestId = delivery.envelope.correlation_id;
+    if (outcome.written) {
+      logger.info({ messageId, requestId, items }, 'content batch written');
+      return 'ack';
+    }
+    const { error } = outcome;
     if (error instanceof ContentRejectedError) {
-      logger.error({ err: error, messageId }, 'content batch refused by the store: dead-lettered');
+      logger.error(
+        { err: error, messageId, requestId },
+        'content batch refused by the store: dead-lettered',
+      );
       return 'dead';
     }
     if (error instanceof StoreUnavailableError) return 'retry';
     logger.warn(
-      { err: error, messageId, deliveryCount: delivery.deliveryCount },
+      { err: error, messageId, requestId, deliveryCount: delivery.deliveryCount },
       'content batch not written; it will be redelivered',
     );
     await pauseBeforeRedelivery(delivery.deliveryCount);
@@ -87,14 +100,14 @@ export function createContentBatchConsumer({
     if (errors.length > 0) {
       // It will never become valid: retrying would only delay the dead letter.
       logger.error(
-        { messageId: envelope.message_id, errors },
+        { messageId: envelope.message_id, requestId: envelope.correlation_id, errors },
         'invalid content batch: dead-lettered',
       );
       return 'dead';
     }
     const documents = toDocuments(envelope.payload as ContentBatch);
     if (documents.length === 0) return 'ack';
-    return settle(await batcher.add(documents, documents.length), delivery);
+    return settle(await batcher.add(documents, documents.length), delivery, documents.length);
   }
 
   return { handle, drain: () => batcher.drain() };

@@ -139,7 +139,8 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
       {
         audit: 'operator',
         messageId: envelope.message_id,
-        correlationId: envelope.correlation_id,
+        // The gateway's request id (X-Request-Id), under the same key as in every service's logs.
+        requestId: envelope.correlation_id,
         action,
         elementIndex: payload.element_index,
         cacheId: payload.cache_id,
