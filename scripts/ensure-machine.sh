@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" != "--no-apt" ]; then
-  packages=(xvfb x11-utils xdotool libxtst6 at-spi2-core dbus-x11 chromium)
+  packages=(xvfb x11-utils xdotool libxtst6 at-spi2-core dbus-x11 chromium prometheus)
   missing=()
   for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
