@@ -13,3 +13,11 @@ export { validators } from './validators';
 export { toFieldErrors, type Validator } from './validate';
 export { scanJsonSizes } from './json-scan';
 export * from './content-size';
+export {
+  apiOperations,
+  buildOpenApiDocument,
+  toJsonSchema2020,
+  type ApiOperation,
+  type ApiScope,
+  type ComponentName,
+} from './openapi';

@@ -13,6 +13,7 @@ import { addRoutes } from './entry/add.routes';
 import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
 import { HttpError, toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
+import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 
 export interface GatewayDeps {
@@ -46,6 +47,7 @@ const routes: Record<string, string[]> = {
   [operatorPaths.list]: ['POST'],
   [operatorPaths.press]: ['POST'],
   ...archiveRouteMethods,
+  [openApiPath]: ['GET'],
 };
 
 export function createGatewayApp(
@@ -57,6 +59,8 @@ export function createGatewayApp(
   app.set('etag', false);
   app.use(requestContext(deps));
   app.use(methodGuard);
+  // The API's description, without a token (entry/openapi.routes.ts says why).
+  app.use(openApiRoutes());
   // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
   // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));

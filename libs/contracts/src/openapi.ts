@@ -1,0 +1,657 @@
+import { limits } from './limits';
+import {
+  addRequestSchema,
+  contentItemSchema,
+  ocrResultSchema,
+  transcriptionSchema,
+} from './schemas/add-request.schema';
+import {
+  archiveActionResultSchema,
+  archiveConfigureRequestSchema,
+  archiveInitRequestSchema,
+  archiveRestoreRequestSchema,
+} from './schemas/archive.schema';
+import { dateTimeSchema, deviceNameSchema } from './schemas/common';
+import {
+  listedElementSchema,
+  listElementsRequestSchema,
+  listElementsResponseSchema,
+} from './schemas/operator.schema';
+import { cacheIdSchema, pressKeyRequestSchema } from './schemas/press-key.schema';
+import {
+  archiveStatusSchema,
+  errorBodySchema,
+  fieldErrorSchema,
+  operationResultSchema,
+} from './schemas/results.schema';
+
+/**
+ * The HTTP API as an OpenAPI 3.1 document, generated from the schemas the validators compile:
+ * nothing here re-declares a body. Each exported schema becomes one component; wherever a schema
+ * embeds another exported one (the very same object, as archiveActionResultSchema embeds
+ * archiveStatusSchema), the document says `$ref` instead of repeating it. What is written here
+ * is only what a schema cannot say: paths, methods, scopes, statuses and examples.
+ */
+
+type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+/** Component name -> the contracts' schema, as exported. */
+const componentSchemas = {
+  AddRequest: addRequestSchema,
+  ContentItem: contentItemSchema,
+  OcrResult: ocrResultSchema,
+  Transcription: transcriptionSchema,
+  PressKeyRequest: pressKeyRequestSchema,
+  ListElementsRequest: listElementsRequestSchema,
+  ListElementsResponse: listElementsResponseSchema,
+  ListedElement: listedElementSchema,
+  CacheId: cacheIdSchema,
+  OperationResult: operationResultSchema,
+  ErrorBody: errorBodySchema,
+  FieldError: fieldErrorSchema,
+  ArchiveStatus: archiveStatusSchema,
+  ArchiveConfigureRequest: archiveConfigureRequestSchema,
+  ArchiveInitRequest: archiveInitRequestSchema,
+  ArchiveRestoreRequest: archiveRestoreRequestSchema,
+  ArchiveActionResult: archiveActionResultSchema,
+  DeviceName: deviceNameSchema,
+  DateTimeWithOffset: dateTimeSchema,
+} as const;
+export type ComponentName = keyof typeof componentSchemas;
+
+// Keywords whose value is a schema, a map of schemas or a list of schemas (JSON Schema 2020-12
+// and draft-07); every other keyword's value is data (const, enum, required, discriminator...).
+const schemaKeywords = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'not',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+const schemaMapKeywords = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+]);
+const schemaListKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * One schema as OpenAPI 3.1 needs it. The contracts' schemas are draft-07 (ajv's default `Ajv`
+ * class compiles them, with no `$schema`); 3.1 speaks JSON Schema 2020-12. The keywords that
+ * differ are renamed here, mechanically: `definitions` -> `$defs`, tuple `items` -> `prefixItems`
+ * (with `additionalItems` -> `items`), `dependencies` -> `dependentRequired` /
+ * `dependentSchemas`. A `$ref`/`$id` would need rebasing under #/components, so it is refused
+ * rather than emitted broken. `refFor` names the component an embedded schema already is.
+ */
+export function toJsonSchema2020(
+  schema: unknown,
+  refFor: (node: object) => string | undefined = () => undefined,
+): Json {
+  const convert = (node: unknown, root: boolean): Json => {
+    if (Array.isArray(node)) return node.map((item) => convert(item, false));
+    if (!isObject(node)) return node as Json;
+    const ref = root ? undefined : refFor(node);
+    if (ref) return { $ref: ref };
+    const out: JsonObject = {};
+    const tuple = Array.isArray(node.items);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' || key === '$id') {
+        throw new Error(`toJsonSchema2020: ${key} is not supported (it would need rebasing)`);
+      }
+      if (key === '$schema') continue;
+      if (key === 'definitions') out.$defs = convertMap(value);
+      else if (key === 'items' && tuple) out.prefixItems = convertList(value);
+      else if (key === 'additionalItems') {
+        if (tuple) out.items = convert(value, false);
+      } else if (key === 'dependencies' && isObject(value)) {
+        for (const [name, dependency] of Object.entries(value)) {
+          const target = Array.isArray(dependency) ? 'dependentRequired' : 'dependentSchemas';
+          const bucket = (out[target] ?? {}) as JsonObject;
+          bucket[name] = Array.isArray(dependency)
+            ? (dependency as Json[])
+            : convert(dependency, false);
+          out[target] = bucket;
+        }
+      } else if (schemaKeywords.has(key)) out[key] = convert(value, false);
+      else if (schemaMapKeywords.has(key)) out[key] = convertMap(value);
+      else if (schemaListKeywords.has(key)) out[key] = convertList(value);
+      else out[key] = structuredClone(value) as Json;
+    }
+    return out;
+  };
+  const convertMap = (map: unknown): Json =>
+    isObject(map)
+      ? Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, convert(sub, false)]))
+      : (map as Json);
+  const convertList = (list: unknown): Json =>
+    Array.isArray(list) ? list.map((sub) => convert(sub, false)) : (list as Json);
+  return convert(schema, true);
+}
+
+export type ApiScope = 'ingest' | 'operator' | 'archive:read' | 'archive:write';
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 502 | 503 | 504;
+
+interface Example {
+  summary: string;
+  value: Json;
+}
+
+/** One route as the gateway serves it: what no schema can say. */
+export interface ApiOperation {
+  method: 'get' | 'post';
+  path: string;
+  operationId: string;
+  tag: 'ingest' | 'operator' | 'archive' | 'meta';
+  summary: string;
+  description: string;
+  /** Null: served without a token. */
+  scope: ApiScope | null;
+  request?: { schema: ComponentName; required: boolean; examples: Record<string, Example> };
+  response: { schema: ComponentName | null; description: string; example?: Json };
+  errors: readonly ErrorStatus[];
+}
+
+const authErrors = [401, 403, 405, 500] as const;
+const bodyErrors = [400, 413, 415] as const;
+const archiveErrors = [...authErrors, 502, 503] as const;
+const operatorErrors = [...authErrors, ...bodyErrors, 404, 503, 504] as const;
+
+const sampleStatus = {
+  enabled: true,
+  retention_days: 7,
+  watermark: '2026-11-15T00:00:00.000Z',
+  last_cleanup: '2026-11-22T03:00:00.000Z',
+  last_error: null,
+  storage_used: 1_048_576,
+  storage_limit: 0,
+  pending_count: 12,
+  is_uploading: false,
+  chunks_uploaded: 3,
+  media_files_uploaded: 40,
+  media_files_pending: 0,
+} satisfies Json;
+
+/** Every route the gateway's API port serves (its /metrics, /healthz and /readyz are on the ops port). */
+export const apiOperations: readonly ApiOperation[] = [
+  {
+    method: 'post',
+    path: '/add',
+    operationId: 'addContent',
+    tag: 'ingest',
+    summary: 'Push a batch of captured frames or a transcription',
+    description:
+      'Answers 200 only after RabbitMQ confirmed the batch (durable); a re-sent batch never ' +
+      'duplicates an item. A token bound to devices may only push for those (403 otherwise). ' +
+      `Body at most ${limits.maxBodyBytes} bytes; an item too large for one broker message is a 413.`,
+    scope: 'ingest',
+    request: {
+      schema: 'AddRequest',
+      required: true,
+      examples: {
+        frames: {
+          summary: 'OCR frames',
+          value: {
+            device_name: 'MacBook Pro',
+            content: {
+              content_type: 'frames',
+              data: [
+                {
+                  file_path: '/data/frames/2026-11-22/10-00-00.mp4',
+                  timestamp: '2026-11-22T10:00:00.123Z',
+                  app_name: 'Chromium',
+                  window_name: 'screenfleet - README',
+                  ocr_results: [{ text: 'Hello', confidence: 0.97, focused: true }],
+                  tags: ['work'],
+                },
+              ],
+            },
+          },
+        },
+        transcription: {
+          summary: 'An audio transcription',
+          value: {
+            device_name: 'MacBook Pro',
+            content: {
+              content_type: 'transcription',
+              data: { transcription: 'good morning', transcription_engine: 'whisper' },
+            },
+          },
+        },
+      },
+    },
+    response: {
+      schema: 'OperationResult',
+      description: 'The batch is durable in the broker.',
+      example: { success: true, message: 'accepted 1 items for device MacBook Pro' },
+    },
+    errors: [...authErrors, ...bodyErrors, 503],
+  },
+  {
+    method: 'post',
+    path: '/experimental/operator/list-interactable-elements',
+    operationId: 'listInteractableElements',
+    tag: 'operator',
+    summary: "List the elements of an application's window on a device",
+    description:
+      "Relayed to the device's operator agent; the listing becomes the device's snapshot " +
+      '(`cache_info.cache_id`) that key presses refer to. `device_name` may be left out when ' +
+      'exactly one agent is connected (400 when several are). Never served without a token.',
+    scope: 'operator',
+    request: {
+      schema: 'ListElementsRequest',
+      required: true,
+      examples: {
+        chromium: {
+          summary: 'Interactable elements of a Chromium window',
+          value: {
+            app_name: 'Chromium',
+            window_name: 'screenfleet',
+            interactable_only: true,
+            max_elements: 50,
+            device_name: 'MacBook Pro',
+          },
+        },
+      },
+    },
+    response: { schema: 'ListElementsResponse', description: 'The listing and its snapshot.' },
+    errors: operatorErrors,
+  },
+  {
+    method: 'post',
+    path: '/experimental/operator/press-key-by-index',
+    operationId: 'pressKeyByIndex',
+    tag: 'operator',
+    summary: 'Press a key (with modifiers) on a listed element',
+    description:
+      "Sends `key` with `modifiers` (the spec's shape) or `key_combo` (screenpipe SDK's) to " +
+      'the element `element_index` of the listing `cache_id` (or the newest one). 409 when that ' +
+      'listing is not the current one or the element changed: nothing was pressed. 500 ' +
+      '`outcome_unknown`: the press may have run, check before sending it again. Never served ' +
+      'without a token.',
+    scope: 'operator',
+    request: {
+      schema: 'PressKeyRequest',
+      required: true,
+      examples: {
+        keyAndModifiers: {
+          summary: "The spec's shape",
+          value: {
+            element_index: 3,
+            cache_id: '7b0c2c1e-9f1a-4c55-8d7e-2f4b3a1d9e10',
+            key: 'a',
+            modifiers: ['ctrl'],
+            device_name: 'MacBook Pro',
+          },
+        },
+        keyCombo: {
+          summary: "screenpipe SDK's shape",
+          value: { element_index: 0, key_combo: 'cmd+a' },
+        },
+      },
+    },
+    response: { schema: 'OperationResult', description: 'The key was pressed.' },
+    errors: [...operatorErrors, 409],
+  },
+  {
+    method: 'get',
+    path: '/archive/status',
+    operationId: 'archiveStatus',
+    tag: 'archive',
+    summary: "The archive's state and counters",
+    description:
+      'Asked of the archive workers over the broker. The query (`?timezone=`) is accepted ' +
+      'whatever its value and ignored: every time is ISO 8601 UTC with `Z`.',
+    scope: 'archive:read',
+    response: {
+      schema: 'ArchiveStatus',
+      description: 'The archive status.',
+      example: sampleStatus,
+    },
+    errors: archiveErrors,
+  },
+  {
+    method: 'post',
+    path: '/archive/configure',
+    operationId: 'archiveConfigure',
+    tag: 'archive',
+    summary: 'Turn the archive on or off, change its retention',
+    description:
+      '`{}` (or no body with a JSON Content-Type) changes nothing and answers the status.',
+    scope: 'archive:write',
+    request: {
+      schema: 'ArchiveConfigureRequest',
+      required: false,
+      examples: {
+        enable: {
+          summary: 'Archive items older than 7 days',
+          value: { enabled: true, retention_days: 7 },
+        },
+      },
+    },
+    response: {
+      schema: 'ArchiveActionResult',
+      description: 'The status after the change.',
+      example: { success: true, message: 'archive configuration updated', status: sampleStatus },
+    },
+    errors: [...archiveErrors, ...bodyErrors],
+  },
+  {
+    method: 'post',
+    path: '/archive/init',
+    operationId: 'archiveInit',
+    tag: 'archive',
+    summary: 'Initialise and enable the archive',
+    description:
+      "As screenpipe's desktop app sends it; its cloud `token` is tolerated and never relayed. " +
+      '409 when the archive is already initialised.',
+    scope: 'archive:write',
+    request: {
+      schema: 'ArchiveInitRequest',
+      required: false,
+      examples: { init: { summary: 'Keep 30 days locally', value: { retention_days: 30 } } },
+    },
+    response: { schema: 'ArchiveActionResult', description: 'The status after initialising.' },
+    errors: [...archiveErrors, ...bodyErrors, 409],
+  },
+  {
+    method: 'post',
+    path: '/archive/run',
+    operationId: 'archiveRun',
+    tag: 'archive',
+    summary: 'Start an archive pass now',
+    description: 'No body is read (whatever is sent is ignored).',
+    scope: 'archive:write',
+    response: { schema: 'ArchiveActionResult', description: 'The status once the pass started.' },
+    errors: archiveErrors,
+  },
+  {
+    method: 'post',
+    path: '/archive/restore',
+    operationId: 'archiveRestore',
+    tag: 'archive',
+    summary: 'Put archived items of a time range back, idempotently',
+    description:
+      'Needs the archive disabled first (409 otherwise), so the next pass does not move the ' +
+      "items out again. A restore that outlasts the gateway's restore timeout answers 503 and " +
+      'goes on; sending it again is safe.',
+    scope: 'archive:write',
+    request: {
+      schema: 'ArchiveRestoreRequest',
+      required: true,
+      examples: {
+        day: {
+          summary: "One device's day",
+          value: {
+            from: '2026-11-01T00:00:00Z',
+            to: '2026-11-02T00:00:00Z',
+            device_name: 'MacBook Pro',
+          },
+        },
+      },
+    },
+    response: {
+      schema: 'ArchiveActionResult',
+      description: 'The status after the restore, with `restored`: items put back.',
+    },
+    errors: [...archiveErrors, ...bodyErrors, 409],
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openApiDocument',
+    tag: 'meta',
+    summary: 'This document',
+    description:
+      'Served without a token: it describes the API and holds no data, and a client needs it ' +
+      'before it has a token.',
+    scope: null,
+    response: { schema: null, description: 'The OpenAPI 3.1 document.' },
+    errors: [405],
+  },
+];
+
+const errorExample = (message: string, code?: string, errors: Json[] = []): Json => ({
+  success: false,
+  message,
+  errors,
+  ...(code ? { code } : {}),
+});
+
+const retryAfter = {
+  'Retry-After': {
+    description: 'Seconds to wait before asking again.',
+    schema: { type: 'integer' },
+  },
+};
+
+/** What each error status means on this API; the body is always ErrorBody. */
+const errorResponses: Record<
+  ErrorStatus,
+  { name: string; description: string; example: Json; headers?: JsonObject }
+> = {
+  400: {
+    name: 'BadRequest',
+    description:
+      'The body is not JSON or not UTF-8, or fields break rules: each is named in `errors` ' +
+      '(at most 50). Arrays over 1000 elements, objects over 1000 keys and nesting over 1000 ' +
+      'levels are refused before the body is parsed.',
+    example: errorExample('invalid add request: device_name is required', 'validation_failed', [
+      { path: 'device_name', rule: 'required', detail: 'device_name is required' },
+    ]),
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'No bearer token, or one that is not valid.',
+    example: errorExample('a bearer token is required (Authorization: Bearer <token>)'),
+    headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } },
+  },
+  403: {
+    name: 'Forbidden',
+    description:
+      "The token lacks the route's scope or is not bound to the device; or a tokenless " +
+      'loopback request names a foreign Host or Origin (DNS rebinding).',
+    example: errorExample('token desk-1 lacks the operator scope'),
+  },
+  404: {
+    name: 'NotFound',
+    description: 'No operator agent is connected for the device (or the route does not exist).',
+    example: errorExample('no agent is connected for device "desk-1"', 'device_unavailable'),
+  },
+  405: {
+    name: 'MethodNotAllowed',
+    description: 'The path exists, the method does not; `Allow` lists the methods.',
+    example: errorExample('PUT is not allowed on /add'),
+    headers: { Allow: { schema: { type: 'string' } } },
+  },
+  409: {
+    name: 'Conflict',
+    description:
+      'Press: the listing is not the current one or the element changed (nothing pressed). ' +
+      'Archive: already initialised (init), or still enabled (restore).',
+    example: errorExample('the archive is already initialised', 'conflict'),
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    description: `The body is over ${limits.maxBodyBytes} bytes, or one item is too large for a broker message.`,
+    example: errorExample(`the body is larger than ${limits.maxBodyBytes} bytes`),
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'Content-Type is not application/json, or Content-Encoding is unknown.',
+    example: errorExample('Content-Type must be application/json', undefined, [
+      { path: '', rule: 'content-type', detail: 'got text/plain' },
+    ]),
+  },
+  500: {
+    name: 'InternalError',
+    description:
+      '`outcome_unknown`: a command was sent but its answer was lost, so it may have run; check ' +
+      'before sending it again (no Retry-After). `operation_failed`: the agent or worker failed.',
+    example: errorExample('the answer to the key press was lost', 'outcome_unknown'),
+  },
+  502: {
+    name: 'BadGateway',
+    description: 'The archive worker answered something that breaks the contract.',
+    example: errorExample('the archive worker sent an invalid reply: status is required'),
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'The broker, the store, the desktop or the archive worker is unavailable (or did not ' +
+      'answer in time); come back after `Retry-After`.',
+    example: errorExample('broker blocked: low on memory', 'broker_unavailable'),
+    headers: retryAfter,
+  },
+  504: {
+    name: 'GatewayTimeout',
+    description: 'The operator agent did not answer in time; nothing is pressed after this answer.',
+    example: errorExample('the agent did not answer within 10000 ms', 'timeout'),
+  },
+};
+
+const scopeText: Record<ApiScope, string> = {
+  ingest:
+    'Scope `ingest`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
+  operator: 'Scope `operator`; always needs a token.',
+  'archive:read':
+    'Scope `archive:read`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
+  'archive:write':
+    'Scope `archive:write`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
+};
+
+const schemaRef = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
+
+function operationObject(operation: ApiOperation): JsonObject {
+  const responses: JsonObject = {
+    200: {
+      description: operation.response.description,
+      content: {
+        'application/json': {
+          schema: operation.response.schema
+            ? schemaRef(operation.response.schema)
+            : { type: 'object' },
+          ...(operation.response.example === undefined
+            ? {}
+            : { example: operation.response.example }),
+        },
+      },
+    },
+  };
+  for (const status of [...new Set(operation.errors)].sort((a, b) => a - b)) {
+    responses[status] = { $ref: `#/components/responses/${errorResponses[status].name}` };
+  }
+  const out: JsonObject = {
+    operationId: operation.operationId,
+    tags: [operation.tag],
+    summary: operation.summary,
+    description: operation.scope
+      ? `${scopeText[operation.scope]}\n\n${operation.description}`
+      : `No authentication.\n\n${operation.description}`,
+    // OpenAPI 3.1 lets a bearer requirement name the roles it needs: the token's scope.
+    security: operation.scope ? [{ bearerAuth: [operation.scope] }] : [],
+    responses,
+  };
+  if (operation.request) {
+    out.requestBody = {
+      required: operation.request.required,
+      content: {
+        'application/json': {
+          schema: schemaRef(operation.request.schema),
+          examples: operation.request.examples as unknown as Json,
+        },
+      },
+    };
+  }
+  if (operation.path === '/archive/status') {
+    out.parameters = [
+      {
+        name: 'timezone',
+        in: 'query',
+        required: false,
+        description: "Accepted (screenpipe's UI sends it) and ignored: times are UTC.",
+        schema: { type: 'string' },
+      },
+    ];
+  }
+  return out;
+}
+
+/** The OpenAPI 3.1 document of the gateway's API port, built afresh (callers may keep it). */
+export function buildOpenApiDocument(): JsonObject {
+  const names = new Map<object, string>(
+    Object.entries(componentSchemas).map(([name, schema]) => [
+      schema,
+      `#/components/schemas/${name}`,
+    ]),
+  );
+  const schemas = Object.fromEntries(
+    Object.entries(componentSchemas).map(([name, schema]) => [
+      name,
+      toJsonSchema2020(schema, (node) => names.get(node)),
+    ]),
+  );
+  const paths: JsonObject = {};
+  for (const operation of apiOperations) {
+    const item = (paths[operation.path] ?? {}) as JsonObject;
+    item[operation.method] = operationObject(operation);
+    paths[operation.path] = item;
+  }
+  const responses = Object.fromEntries(
+    Object.values(errorResponses).map(({ name, description, example, headers }) => [
+      name,
+      {
+        description,
+        ...(headers ? { headers } : {}),
+        content: { 'application/json': { schema: schemaRef('ErrorBody'), example } },
+      },
+    ]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'screenfleet gateway',
+      version: '0.1.0',
+      description:
+        "screenpipe-compatible HTTP API: content ingest, remote key presses, archive. Bodies' " +
+        'rules are in libs/contracts/README.md. Schema extensions: format `date-time-offset` is ' +
+        'an ISO 8601 date-time with a UTC offset (`Z`, `+08:00`); `x-max-bytes` bounds a string ' +
+        'in UTF-8 bytes; `x-key-name` is a key name, modifier or key combination (a 400 lists ' +
+        'the allowed names). Unknown fields are dropped, not refused.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    tags: [
+      { name: 'ingest', description: 'Captured content in.' },
+      { name: 'operator', description: "Key presses into a device's desktop (experimental)." },
+      { name: 'archive', description: 'Moving old items to an archive store and back.' },
+      { name: 'meta', description: 'This description.' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer <token>. Tokens (GATEWAY_TOKENS) carry scopes (`ingest`, ' +
+            '`operator`, `archive:read`, `archive:write`) and may be bound to device names; each ' +
+            "route's scope is in its security requirement and description.",
+        },
+      },
+      schemas,
+      responses,
+    },
+  };
+}

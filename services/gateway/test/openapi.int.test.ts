@@ -1,0 +1,45 @@
+import { buildOpenApiDocument } from '@screenfleet/contracts';
+import { isolatedBroker } from '../../../test/services';
+import { startGateway, type RunningGateway } from '../../../test/support/gateway';
+
+describe('GET /openapi.json on a running gateway', () => {
+  let broker: { url: string; remove(): Promise<void> };
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    broker = await isolatedBroker();
+    gateway = await startGateway(broker.url);
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await broker?.remove();
+  });
+
+  it('when asked without a token, then it answers the document', async () => {
+    const response = await fetch(`${gateway.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual(buildOpenApiDocument());
+  });
+
+  it('when each documented route is called without a token, then it is served (401, never 404)', async () => {
+    const paths = buildOpenApiDocument().paths as Record<string, Record<string, unknown>>;
+    for (const [path, item] of Object.entries(paths)) {
+      for (const method of Object.keys(item)) {
+        const response = await fetch(`${gateway.url}${path}`, { method: method.toUpperCase() });
+        const expected = path === '/openapi.json' ? 200 : 401;
+        expect({ method, path, status: response.status }).toEqual({
+          method,
+          path,
+          status: expected,
+        });
+      }
+    }
+  });
+
+  it('when POSTed, then it is a 405 naming GET', async () => {
+    const response = await fetch(`${gateway.url}/openapi.json`, { method: 'POST' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+  });
+});
