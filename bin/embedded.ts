@@ -223,7 +223,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       stop,
     };
   } catch (error) {
-    await stop();
+    await stop().catch(() => undefined); // the start's error is the one to report
     throw error;
   }
 }
