@@ -80,7 +80,7 @@ const PENDING_CACHE_MS = 1000;
  */
 export function createArchiveWorker(deps: ArchiveWorkerDeps) {
   const logger = deps.logger.child({ component: 'archive' });
-  const metrics = createArchiveMetrics(deps.registry);
+  const metrics = createArchiveMetrics(deps.registry, () => status());
   const now = deps.now ?? (() => new Date());
   const commands = createArchiveCommands({ state: deps.state, defaults: deps.defaults, now });
   const archiver = createArchiver({

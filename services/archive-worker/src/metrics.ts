@@ -1,9 +1,37 @@
+import type { ArchiveStatus } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
+import type { PassOutcome } from './domain/archive-pass';
 
-/** Cumulative counters for this process; the state's counters are the archive's lifetime ones. */
-export function createArchiveMetrics(registry: Registry) {
+/** How long one status read serves the scrape's gauges (they all ask at once). */
+const STATUS_READ_MS = 1000;
+
+/**
+ * Cumulative counters for this process; the state's counters are the archive's lifetime ones.
+ * The archive_* gauges without _total are GET /archive/status, read from the shared state at
+ * scrape time: every worker reports the same values (aggregate them with max, not sum).
+ */
+export function createArchiveMetrics(
+  registry: Registry,
+  status: () => Promise<ArchiveStatus> = () => Promise.reject(new Error('no status source')),
+) {
   const registers = [registry];
-  return {
+  let read: { at: number; status: Promise<ArchiveStatus> } | undefined;
+  const statusGauge = (name: string, help: string, value: (s: ArchiveStatus) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        const now = Date.now();
+        if (!read || now - read.at > STATUS_READ_MS) read = { at: now, status: status() };
+        // The state store is unreachable: keep the last values (the scrape still answers, and
+        // the outage shows in the passes and the RPC results, not as a false status).
+        const current = await read.status.catch(() => undefined);
+        if (current) this.set(value(current));
+      },
+    });
+  const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : 0);
+  const metrics = {
     chunks: new Counter({
       name: 'archive_chunks_uploaded_total',
       help: 'Chunks uploaded, verified and recorded',
@@ -63,7 +91,57 @@ export function createArchiveMetrics(registry: Registry) {
       help: '1 while this worker holds the archive lease',
       registers,
     }),
+    status: [
+      statusGauge('archive_enabled', '1 while archiving is enabled', (s) => (s.enabled ? 1 : 0)),
+      statusGauge(
+        'archive_last_error_present',
+        '1 while the archive status shows a last_error (set by a failed or storage-limited pass, cleared by one that reaches the cutoff)',
+        (s) => (s.last_error === null ? 0 : 1),
+      ),
+      statusGauge(
+        'archive_watermark_timestamp_seconds',
+        'Unix time of the newest archived item (0: nothing archived yet)',
+        (s) => seconds(s.watermark),
+      ),
+      statusGauge(
+        'archive_last_cleanup_timestamp_seconds',
+        'Unix time the last pass of any worker reached the cutoff (0: none yet)',
+        (s) => seconds(s.last_cleanup),
+      ),
+      statusGauge(
+        'archive_storage_used_bytes',
+        'Bytes the archive store holds',
+        (s) => s.storage_used,
+      ),
+      statusGauge(
+        'archive_storage_limit_bytes',
+        'Bytes the archive may hold',
+        (s) => s.storage_limit,
+      ),
+      statusGauge(
+        'archive_pending_items',
+        'Items older than the retention cutoff still in the content store',
+        (s) => s.pending_count,
+      ),
+      statusGauge(
+        'archive_media_files_pending',
+        'Media files of the chunk in hand not uploaded yet',
+        (s) => s.media_files_pending,
+      ),
+      statusGauge('archive_uploading', '1 while a pass uploads', (s) => (s.is_uploading ? 1 : 0)),
+    ],
   };
+  // Every outcome from 0, so increase() in the alerts sees a fresh process's first failure.
+  const outcomes: Record<PassOutcome, 0> = {
+    done: 0,
+    disabled: 0,
+    storage_limit: 0,
+    failed: 0,
+    interrupted: 0,
+    lease_lost: 0,
+  };
+  for (const outcome of Object.keys(outcomes)) metrics.passes.inc({ outcome }, 0);
+  return metrics;
 }
 
 export type ArchiveMetrics = ReturnType<typeof createArchiveMetrics>;

@@ -40,6 +40,7 @@ export interface Gateway {
 
 export function createGateway(deps: GatewayDeps): Gateway {
   const presence = createOperatorPresence({ bus: deps.bus, logger: deps.logger });
+  deps.metrics.operator.countAgentsWith(() => presence.devices().length);
   const server = http.createServer(createGatewayApp(deps, presence));
   // Slow-loris bounds: a client has this long to send headers and the whole request.
   server.headersTimeout = 10_000;

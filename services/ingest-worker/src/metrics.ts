@@ -1,3 +1,4 @@
+import type { Outcome } from '@screenfleet/bus';
 import { queueNames } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
@@ -7,7 +8,7 @@ export function createIngestMetrics(
 ) {
   const registers = [registry];
   const queues = [queueNames.ingestContent, queueNames.ingestContentDead];
-  return {
+  const metrics = {
     // Read from the broker at scrape time: the backlog (consumer lag) and the dead letters.
     queueDepth: new Gauge({
       name: 'ingest_queue_messages',
@@ -58,6 +59,10 @@ export function createIngestMetrics(
       registers,
     }),
   };
+  // Every outcome from 0, so increase() in the alerts sees the first dead letter of a process.
+  const outcomes: Record<Outcome, 0> = { ack: 0, retry: 0, dead: 0 };
+  for (const outcome of Object.keys(outcomes)) metrics.outcomes.inc({ outcome }, 0);
+  return metrics;
 }
 
 export type IngestMetrics = ReturnType<typeof createIngestMetrics>;
