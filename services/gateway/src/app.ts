@@ -11,6 +11,7 @@ import type { OperatorPresenceTracker } from './operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
+import { docsRoutePaths, docsRoutes } from './entry/docs.routes';
 import { HttpError, toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
@@ -48,6 +49,7 @@ const routes: Record<string, string[]> = {
   [operatorPaths.press]: ['POST'],
   ...archiveRouteMethods,
   [openApiPath]: ['GET'],
+  ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),
 };
 
 export function createGatewayApp(
@@ -61,6 +63,8 @@ export function createGatewayApp(
   app.use(methodGuard);
   // The API's description, without a token (entry/openapi.routes.ts says why).
   app.use(openApiRoutes());
+  // Its reference page for people, also without a token (entry/docs.routes.ts says why).
+  app.use(docsRoutes());
   // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
   // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));
