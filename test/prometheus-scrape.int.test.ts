@@ -357,7 +357,7 @@ describe('Prometheus scraping the distributed services', () => {
     ).toEqual(['list desktop_unavailable 1']);
   });
 
-  it('when Prometheus evaluates the alert rules against the real series, then none errs and none fires', async () => {
+  it('when Prometheus evaluates the alert rules against the real series, then none errs and none is pending or firing', async () => {
     const { data } = await api<{ groups: RuleGroup[] }>('/api/v1/rules');
     const rules = data.groups.flatMap((g) => g.rules);
     expect(rules.length).toBeGreaterThan(0);
@@ -365,7 +365,8 @@ describe('Prometheus scraping the distributed services', () => {
     const alerts = await api<{ alerts: Array<{ labels: Record<string, string>; state: string }> }>(
       '/api/v1/alerts',
     );
-    expect(alerts.data.alerts.filter((a) => a.state === 'firing')).toEqual([]);
+    // Every rule has a `for:` longer than this run: a rule that wrongly matches is only pending.
+    expect(alerts.data.alerts.filter((a) => a.state !== 'inactive')).toEqual([]);
   });
 
   it('when promtool checks each service /metrics text, then it passes', async () => {

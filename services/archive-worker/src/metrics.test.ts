@@ -73,10 +73,31 @@ describe('archive metrics', () => {
       await scrape(registry);
       answer = () => Promise.reject(new Error('state store unreachable'));
       jest.advanceTimersByTime(5000);
-      expect(await scrape(registry)).toMatchObject({ archive_storage_used_bytes: 1234 });
+      expect(await scrape(registry)).toMatchObject({
+        archive_storage_used_bytes: 1234,
+        archive_status_read_ok: 0,
+      });
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('when the state store hangs, then the scrape answers within about a second, marks the status not current, and starts no second read', async () => {
+    const registry = new Registry();
+    let reads = 0;
+    createArchiveMetrics(registry, () => {
+      reads += 1;
+      return new Promise<ArchiveStatus>(() => undefined); // never settles
+    });
+    const started = Date.now();
+
+    const samples = await scrape(registry);
+    const again = await scrape(registry);
+
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(samples.archive_status_read_ok).toBe(0);
+    expect(again.archive_status_read_ok).toBe(0);
+    expect(reads).toBe(1);
   });
 
   it('when no pass ran yet, then every pass outcome is counted from 0', async () => {

@@ -2,8 +2,10 @@ import type { ArchiveStatus } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 import type { PassOutcome } from './domain/archive-pass';
 
-/** How long one status read serves the scrape's gauges (they all ask at once). */
-const STATUS_READ_MS = 1000;
+/** How long one status read serves the gauges: one scrape (they all ask at once). */
+const STATUS_FRESH_MS = 1000;
+/** Longest a scrape waits for a status read: well under Prometheus's scrape timeout. */
+const STATUS_WAIT_MS = 1000;
 
 /**
  * Cumulative counters for this process; the state's counters are the archive's lifetime ones.
@@ -15,21 +17,28 @@ export function createArchiveMetrics(
   status: () => Promise<ArchiveStatus> = () => Promise.reject(new Error('no status source')),
 ) {
   const registers = [registry];
-  let read: { at: number; status: Promise<ArchiveStatus> } | undefined;
+  const statusReader = createStatusReader(status);
   const statusGauge = (name: string, help: string, value: (s: ArchiveStatus) => number) =>
     new Gauge({
       name,
       help,
       registers,
       async collect() {
-        const now = Date.now();
-        if (!read || now - read.at > STATUS_READ_MS) read = { at: now, status: status() };
-        // The state store is unreachable: keep the last values (the scrape still answers, and
-        // the outage shows in the passes and the RPC results, not as a false status).
-        const current = await read.status.catch(() => undefined);
+        // No read yet, or the store unreachable: the last values stay, and
+        // archive_status_read_ok says they are not current.
+        const current = await statusReader.latest();
         if (current) this.set(value(current));
       },
     });
+  new Gauge({
+    name: 'archive_status_read_ok',
+    help: '1 when the archive status gauges come from a read of the state that just succeeded; 0 when it failed or took over 1 s (the gauges then keep their last values)',
+    registers,
+    async collect() {
+      await statusReader.latest();
+      this.set(statusReader.ok() ? 1 : 0);
+    },
+  });
   const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : 0);
   const metrics = {
     chunks: new Counter({
@@ -145,3 +154,50 @@ export function createArchiveMetrics(
 }
 
 export type ArchiveMetrics = ReturnType<typeof createArchiveMetrics>;
+
+/**
+ * The status for the gauges: one read serves every gauge of a scrape; a scrape waits for a read at most STATUS_WAIT_MS (a hung store must not make
+ * the worker look down), and a read still running is reused rather than started again.
+ */
+function createStatusReader(read: () => Promise<ArchiveStatus>) {
+  let last: ArchiveStatus | undefined;
+  let ok = false;
+  let readAt = 0;
+  let running: { done: Promise<void>; waitUntil: number } | undefined;
+
+  function current() {
+    if (!running && Date.now() - readAt > STATUS_FRESH_MS) {
+      const done = read()
+        .then((status) => {
+          last = status;
+          ok = true;
+        })
+        .catch(() => {
+          ok = false;
+        })
+        .finally(() => {
+          readAt = Date.now();
+          running = undefined;
+        });
+      // One deadline per read: the gauges of a scrape share it rather than wait in turn.
+      running = { done, waitUntil: Date.now() + STATUS_WAIT_MS };
+    }
+    return running;
+  }
+
+  return {
+    async latest(): Promise<ArchiveStatus | undefined> {
+      const reading = current();
+      if (reading) {
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), Math.max(0, reading.waitUntil - Date.now()));
+        });
+        if ((await Promise.race([reading.done, timedOut])) === 'timeout') ok = false;
+        clearTimeout(timer);
+      }
+      return last;
+    },
+    ok: () => ok,
+  };
+}
