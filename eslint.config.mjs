@@ -13,6 +13,30 @@ const drivers = [
   'dbus-next',
 ];
 
+/** Deep imports and relative paths into other packages, refused everywhere. */
+const packagePatterns = [
+  {
+    group: ['@screenfleet/*/*'],
+    message: 'Import a package by its name only (no deep imports).',
+  },
+  {
+    group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'],
+    message: 'Import other packages by name.',
+  },
+];
+const otherServices = (service) =>
+  services
+    .filter((other) => other !== service)
+    .map((other) => ({
+      name: `@screenfleet/${other}`,
+      message: 'A service imports libs, never another service.',
+    }));
+const driverPaths = drivers.map((name) => ({
+  name,
+  message: 'Domain logic never imports a driver: use a port.',
+}));
+const restrictedImports = (paths) => ['error', { paths, patterns: packagePatterns }];
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'tools/**', '**/*.js', '**/*.mjs'],
@@ -31,63 +55,23 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@screenfleet/*/*'],
-              message: 'Import a package by its name only (no deep imports).',
-            },
-            {
-              group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'],
-              message: 'Import other packages by name.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': restrictedImports([]),
     },
   },
-  ...services.map((service) => ({
-    files: [`services/${service}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: services
-            .filter((other) => other !== service)
-            .map((other) => ({
-              name: `@screenfleet/${other}`,
-              message: 'A service imports libs, never another service.',
-            })),
-          patterns: [
-            {
-              group: ['@screenfleet/*/*'],
-              message: 'Import a package by its name only (no deep imports).',
-            },
-            {
-              group: ['../../libs/*', '../../../libs/*', '../../services/*', '../../../services/*'],
-              message: 'Import other packages by name.',
-            },
-          ],
-        },
-      ],
+  // One object per folder with the whole rule: in flat config a later object's options replace
+  // an earlier one's for the same rule, so each must carry every boundary that applies.
+  ...services.flatMap((service) => [
+    {
+      files: [`services/${service}/**/*.ts`],
+      rules: { 'no-restricted-imports': restrictedImports(otherServices(service)) },
     },
-  })),
-  {
-    files: ['services/*/src/domain/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: drivers.map((name) => ({
-            name,
-            message: 'Domain logic never imports a driver: use a port.',
-          })),
-        },
-      ],
+    {
+      files: [`services/${service}/src/domain/**/*.ts`],
+      rules: {
+        'no-restricted-imports': restrictedImports([...otherServices(service), ...driverPaths]),
+      },
     },
-  },
+  ]),
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
