@@ -32,34 +32,12 @@ import {
 import { waitForCount } from './support/store';
 import { post, startGateway, tokens, type RunningGateway } from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
+import { numberFields, statusFields } from './support/archive-status';
 
 const DAY_MS = 86_400_000;
 const ARCHIVE_TIMEOUT_MS = 2000;
 const DEVICE = 'e2e-archive';
 const STORAGE_LIMIT = 10_000_000_000;
-const statusFields = [
-  'enabled',
-  'retention_days',
-  'watermark',
-  'last_cleanup',
-  'last_error',
-  'storage_used',
-  'storage_limit',
-  'pending_count',
-  'is_uploading',
-  'chunks_uploaded',
-  'media_files_uploaded',
-  'media_files_pending',
-];
-const numberFields = [
-  'retention_days',
-  'storage_used',
-  'storage_limit',
-  'pending_count',
-  'chunks_uploaded',
-  'media_files_uploaded',
-  'media_files_pending',
-];
 
 /** The spec's timestamp form: YYYY-MM-DDThh:mm:ssZ. */
 const wire = (ms: number) =>

@@ -11,31 +11,9 @@ import { buildItem } from './support/content';
 import { waitUntil } from '../services/archive-worker/test/support';
 import { post, tokens } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
+import { numberFields, statusFields } from './support/archive-status';
 
 const DAY_MS = 86_400_000;
-const statusFields = [
-  'enabled',
-  'retention_days',
-  'watermark',
-  'last_cleanup',
-  'last_error',
-  'storage_used',
-  'storage_limit',
-  'pending_count',
-  'is_uploading',
-  'chunks_uploaded',
-  'media_files_uploaded',
-  'media_files_pending',
-];
-const numberFields = [
-  'retention_days',
-  'storage_used',
-  'storage_limit',
-  'pending_count',
-  'chunks_uploaded',
-  'media_files_uploaded',
-  'media_files_pending',
-];
 
 async function all(system: RunningSystem): Promise<ContentDocument[]> {
   const docs: ContentDocument[] = [];
