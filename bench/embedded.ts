@@ -11,16 +11,15 @@
  * (bench/ingest-load.ts). Then POST /add latency at half the measured maximum rate, and the
  * server's peak RSS.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { AddRequest } from '@screenfleet/contracts';
 import { toDocuments } from '@screenfleet/ingest-worker';
 import { createSqliteContentStore, openSqliteDatabase } from '@screenfleet/storage';
 import { buildBatch } from '../test/support/content';
 import { startLauncher } from '../test/support/system';
+import { peakRssMb, runIngestLoad } from './load-runner';
 import { median, percentiles } from './stats';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 500);
@@ -28,17 +27,9 @@ const ITEMS = Number(process.env.BENCH_ITEMS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TOKEN = 'bench-token-0123456789abcdef';
-const run = promisify(execFile);
 
 function log(message: string): void {
   process.stderr.write(`[bench:embedded] ${message}\n`);
-}
-
-/** Peak resident set (VmHWM) of a process, in MB. */
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return Math.round(kb / 102.4) / 10;
 }
 
 async function baseline(dir: string, device: string): Promise<number> {
@@ -60,26 +51,16 @@ async function baseline(dir: string, device: string): Promise<number> {
   return docs.length / seconds;
 }
 
-async function load(url: string, device: string, rate = 0) {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(__dirname, 'ingest-load.ts'),
-      url,
-      TOKEN,
-      device,
-      String(BATCHES),
-      String(ITEMS),
-      String(CONCURRENCY),
-      String(rate),
-    ],
-    { maxBuffer: 64 * 1024 * 1024, timeout: 180_000 },
-  );
-  const lines = stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1]!) as { latencies: number[]; seconds: number };
-}
+const load = (url: string, device: string, rate = 0) =>
+  runIngestLoad({
+    url,
+    token: TOKEN,
+    device,
+    batches: BATCHES,
+    items: ITEMS,
+    concurrency: CONCURRENCY,
+    rate,
+  });
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sf-bench-embedded-'));

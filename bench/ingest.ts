@@ -9,7 +9,6 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import amqp from 'amqplib';
 import { MongoClient, type Collection } from 'mongodb';
@@ -19,6 +18,7 @@ import { createMongoContentStore } from '@screenfleet/storage';
 import { buildBatch } from '../test/support/content';
 import { startService, type ServiceProcess } from '../test/support/processes';
 import { startTestServices } from '../test/services/start';
+import { peakRssMb, runIngestLoad } from './load-runner';
 import { percentiles } from './stats';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
@@ -40,13 +40,6 @@ async function waitForCount(
     if (Date.now() > deadline) throw new Error(`store did not reach ${expected} items in 120 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** Peak resident set (VmHWM) of a process, in MB. */
-function peakRssMb(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return Math.round(kb / 102.4) / 10;
 }
 
 interface BaselineDocument {
@@ -128,33 +121,16 @@ async function baseline(
   return (BATCHES * ITEMS) / seconds;
 }
 
-async function load(
-  url: string,
-  device: string,
-  rate = 0,
-): Promise<{ latencies: number[]; seconds: number }> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      require.resolve('tsx/cli'),
-      '--tsconfig',
-      path.resolve(__dirname, '../tsconfig.check.json'),
-      path.join(__dirname, 'ingest-load.ts'),
-      url,
-      TOKEN,
-      device,
-      String(BATCHES),
-      String(ITEMS),
-      String(CONCURRENCY),
-      String(rate),
-    ],
-    { maxBuffer: 64 * 1024 * 1024, timeout: 180_000 },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
-    latencies: number[];
-    seconds: number;
-  };
-}
+const load = (url: string, device: string, rate = 0) =>
+  runIngestLoad({
+    url,
+    token: TOKEN,
+    device,
+    batches: BATCHES,
+    items: ITEMS,
+    concurrency: CONCURRENCY,
+    rate,
+  });
 
 async function main(): Promise<void> {
   const services = await startTestServices(log);
