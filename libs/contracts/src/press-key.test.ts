@@ -1,4 +1,14 @@
-import { parseKeyCombo, toKeyName, toModifierName, validators, type FieldError } from './index';
+import {
+  checkResolvedKeyCombo,
+  createEnvelope,
+  parseKeyCombo,
+  resolvePressKey,
+  toKeyName,
+  toModifierName,
+  ValidationError,
+  validators,
+  type FieldError,
+} from './index';
 
 const errorsOf = (data: unknown): Array<Pick<FieldError, 'path' | 'rule'>> =>
   validators.pressKeyRequest.check(data).map(({ path, rule }) => ({ path, rule }));
@@ -51,6 +61,12 @@ describe('press-key request contract', () => {
     [
       'an unknown modifier',
       { element_index: 1, key: 'a', modifiers: ['fn'] },
+      [{ path: 'modifiers[0]', rule: 'allowed-values' }],
+    ],
+    [
+      // A lookup in a plain object found Object.prototype.constructor here and let it through.
+      'a modifier named after an Object.prototype member',
+      { element_index: 1, key: 'a', modifiers: ['constructor'] },
       [{ path: 'modifiers[0]', rule: 'allowed-values' }],
     ],
     [
@@ -134,5 +150,66 @@ describe('key names', () => {
     expect(parseKeyCombo('return')).toEqual({ key: 'enter', modifiers: [] });
     expect(parseKeyCombo('a+ctrl')).toBeUndefined();
     expect(parseKeyCombo('ctrl+')).toBeUndefined();
+  });
+});
+
+describe('resolving a press request (the gateway, once)', () => {
+  it('when either request shape is used, then keys and modifiers are canonical', () => {
+    expect(resolvePressKey({ key_combo: 'CMD+Shift+Return' })).toEqual({
+      key: 'enter',
+      modifiers: ['meta', 'shift'],
+    });
+    expect(resolvePressKey({ key: 'ESC', modifiers: ['Control', 'ctrl', 'option'] })).toEqual({
+      key: 'escape',
+      modifiers: ['ctrl', 'alt'],
+    });
+    expect(resolvePressKey({ key: 'a', modifiers: null })).toEqual({ key: 'a', modifiers: [] });
+  });
+
+  it('when a name does not resolve, then it is a ValidationError naming the field, never a guess', () => {
+    const fieldOf = (request: Parameters<typeof resolvePressKey>[0]) => {
+      try {
+        resolvePressKey(request);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return (error as ValidationError).fieldErrors.map(({ path, rule }) => ({ path, rule }));
+      }
+      throw new Error('resolved');
+    };
+    expect(fieldOf({ key_combo: 'cmd+hyper' })).toEqual([
+      { path: 'key_combo', rule: 'allowed-values' },
+    ]);
+    expect(fieldOf({ key: 'a', modifiers: ['shift', 'fn'] })).toEqual([
+      { path: 'modifiers[1]', rule: 'allowed-values' },
+    ]);
+    expect(fieldOf({ key: 'hyper' })).toEqual([{ path: 'key', rule: 'allowed-values' }]);
+  });
+});
+
+describe('names the agent receives (canonical only)', () => {
+  it('when a name is an alias or unknown, then nothing is pressed and the error names it', () => {
+    expect(() => checkResolvedKeyCombo('return', ['shift'])).toThrow(ValidationError);
+    expect(() => checkResolvedKeyCombo('a', ['cmd'])).toThrow(ValidationError);
+    expect(checkResolvedKeyCombo('a', ['shift', 'shift', 'ctrl']).modifiers).toEqual([
+      'shift',
+      'ctrl',
+    ]);
+  });
+
+  it('when a command carries an alias, then the command schema refuses it: the gateway sends canonical names', () => {
+    const press = {
+      action: 'press',
+      timeout_ms: 5000,
+      budget_ms: 3000,
+      requested_by: 'token-a',
+      element_index: 0,
+    };
+    const check = (key: string, modifiers: string[]) =>
+      validators.operatorCommand
+        .check(createEnvelope('operator.command', { ...press, key, modifiers }).payload)
+        .map(({ path, rule }) => ({ path, rule }));
+    expect(check('enter', ['meta'])).toEqual([]);
+    expect(check('return', [])).toEqual([{ path: 'key', rule: 'enum' }]);
+    expect(check('a', ['cmd'])).toEqual([{ path: 'modifiers[0]', rule: 'enum' }]);
   });
 });

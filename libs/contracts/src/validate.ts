@@ -1,32 +1,11 @@
 import Ajv, { type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv';
 import { ValidationError, type FieldError } from './errors';
 import { maxBytesDetail, pruneForReport, shapeErrors, utf8Length } from './json-shape';
-import {
-  allowedKeysText,
-  allowedModifiersText,
-  parseKeyCombo,
-  toKeyName,
-  toModifierName,
-} from './keys';
+import { keyNameRules, type KeyNameKind } from './keys';
 import { isDateTimeWithOffset } from './timestamp';
 
 /** At most this many field errors are reported for one body: enough to fix it, bounded in size. */
 export const MAX_REPORTED_ERRORS = 50;
-
-type KeyKind = 'key' | 'modifier' | 'combo';
-
-const keyNameRules: Record<KeyKind, { valid: (name: string) => boolean; allowed: string }> = {
-  key: { valid: (name) => toKeyName(name) !== undefined, allowed: allowedKeysText },
-  modifier: { valid: (name) => toModifierName(name) !== undefined, allowed: allowedModifiersText },
-  combo: {
-    valid: (name) => parseKeyCombo(name) !== undefined,
-    allowed: `modifiers joined to one key by "+" (e.g. "cmd+a", "return"); modifiers: ${allowedModifiersText}; keys: ${allowedKeysText}`,
-  },
-};
-
-function keyNameKeyword(kind: KeyKind, data: string): boolean {
-  return keyNameRules[kind].valid(data);
-}
 
 /**
  * Two Ajv instances for the process, each schema compiled once per instance: a fail-fast one that
@@ -48,7 +27,7 @@ function createAjv(allErrors: boolean): Ajv {
     keyword: 'x-key-name',
     type: 'string',
     schemaType: 'string',
-    validate: keyNameKeyword,
+    validate: (kind: KeyNameKind, data: string) => keyNameRules[kind].valid(data),
   });
   // Sizes that must hold in bytes, not characters (a device name is an AMQP routing key).
   instance.addKeyword({
@@ -124,11 +103,11 @@ function describe(error: ErrorObject): FieldError | undefined {
         detail: `${name} must be an ISO 8601 date-time with a UTC offset, e.g. 2026-11-22T10:00:00Z`,
       };
     case 'x-key-name': {
-      const kind = (error.schema as KeyKind) ?? 'key';
+      const { what, allowed } = keyNameRules[(error.schema as KeyNameKind) ?? 'key'];
       return {
         path,
         rule: 'allowed-values',
-        detail: `${name} "${String(error.data)}" is not an allowed ${kind === 'combo' ? 'key combination' : kind}; allowed: ${keyNameRules[kind].allowed}`,
+        detail: `${name} "${String(error.data)}" is not an allowed ${what}; allowed: ${allowed}`,
       };
     }
     case 'x-max-bytes':

@@ -1,4 +1,5 @@
 import { limits } from '../limits';
+import { keyNames, modifierNames } from '../keys';
 import { dateTimeSchema, deviceNameSchema } from './common';
 import { cacheIdSchema } from './press-key.schema';
 import { fieldErrorSchema } from './results.schema';
@@ -167,11 +168,12 @@ export const operatorCommandSchema = {
         element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
         /** The listing element_index refers to; absent = the device's newest listing. */
         cache_id: cacheIdSchema,
-        key: { type: 'string', 'x-key-name': 'key' },
+        // Canonical names only (keys.ts): the agent runs what it receives and resolves nothing.
+        key: { enum: keyNames },
         modifiers: {
           type: 'array',
           maxItems: limits.maxModifiers,
-          items: { type: 'string', 'x-key-name': 'modifier' },
+          items: { enum: modifierNames },
         },
       },
     },

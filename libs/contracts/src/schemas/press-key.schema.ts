@@ -14,7 +14,7 @@ export const cacheIdSchema = {
 /**
  * Both request shapes real clients send: the spec's {element_index, key, modifiers} and
  * screenpipe SDK's {element_index, key_combo}. Key names are checked by the x-key-name keyword
- * (see validate.ts) so the error can list the allowed names.
+ * against the one table of names (keys.ts, keyNameRules), so the 400 can list the allowed names.
  */
 export const pressKeyRequestSchema = {
   type: 'object',

@@ -7,10 +7,6 @@
 import {
   ConflictError,
   TimeoutError,
-  modifierNames,
-  toKeyName,
-  toModifierName,
-  ValidationError,
   type Interactability as ContractInteractability,
   type KeyName,
   type ModifierName,
@@ -94,29 +90,6 @@ export interface ElementFilter {
 export type { KeyName, ModifierName } from '@screenfleet/contracts';
 export { DesktopUnavailableError } from '@screenfleet/contracts';
 
-/**
- * Checks a key and its modifiers before anything is pressed, so a bad name never leaves a
- * modifier held. Callers resolve aliases first (libs/contracts); only canonical names pass.
- * Returns the modifiers without duplicates, in the order given.
- */
-export function validateKeyPress(key: string, modifiers: readonly string[]): ModifierName[] {
-  const errors = [];
-  if (toKeyName(key) !== key) {
-    errors.push({ path: 'key', rule: 'allowed-values', detail: `unknown key name '${key}'` });
-  }
-  modifiers.forEach((modifier, i) => {
-    if (toModifierName(modifier) !== modifier) {
-      errors.push({
-        path: `modifiers[${i}]`,
-        rule: 'allowed-values',
-        detail: `unknown modifier '${modifier}' (allowed: ${modifierNames.join(', ')})`,
-      });
-    }
-  });
-  if (errors.length > 0) throw new ValidationError('Invalid key press', errors);
-  return [...new Set(modifiers as ModifierName[])];
-}
-
 export interface Desktop {
   /**
    * Every interactable element (focusable, showing, with screen bounds) of the matching apps
@@ -134,7 +107,8 @@ export interface Desktop {
   describe(element: UiElement, options?: CallOptions): Promise<UiElement | null>;
   /**
    * Holds the modifiers, presses and releases the key, then releases every modifier, also when
-   * the press fails. Presses never interleave: concurrent calls run one after the other. No key
+   * the press fails. Names are canonical (libs/contracts keys.ts); anything else is refused
+   * (ValidationError) before a key goes down. Presses never interleave: concurrent calls run one after the other. No key
    * goes down once the deadline has passed (DeadlinePassedError); releases always go.
    */
   pressKey(key: KeyName, modifiers: ModifierName[], options?: CallOptions): Promise<void>;

@@ -3,8 +3,6 @@ import {
   createEnvelope,
   validators,
   type Envelope,
-  type KeyName,
-  type ModifierName,
   type ListCommand,
   type OperatorCommand,
   type OperatorResult,
@@ -85,8 +83,9 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
   const press = async (command: PressCommand, deadline: number): Promise<OperatorResult> => {
     const request: PressByIndex = {
       elementIndex: command.element_index,
-      key: command.key as KeyName,
-      modifiers: command.modifiers as ModifierName[],
+      // Canonical names: the command schema admits nothing else (libs/contracts keys.ts).
+      key: command.key,
+      modifiers: command.modifiers,
       deadline,
       requestedBy: command.requested_by,
     };

@@ -1,12 +1,76 @@
-import type { KeyName, ModifierName } from '../desktop';
-
 /**
- * Canonical key names -> names of nut-js's `Key` enum. Strings, not enum values, so this file
- * loads without nut-js (which must not load before the display is checked).
+ * The contract's canonical key names (libs/contracts keys.ts) -> names of nut-js's `Key` enum.
+ * Typed both ways: a contract name missing here, or a nut-js name that does not exist, does not
+ * compile. Names, not enum values, so this file loads without nut-js (which must not load
+ * before the display is checked): the input child turns them into key codes.
  */
-export type NutKeyName = string;
+import type { Key } from '@nut-tree-fork/nut-js';
+import { checkResolvedKeyCombo, type KeyName, type ModifierName } from '@screenfleet/contracts';
 
-const SPECIAL_KEYS: Record<string, NutKeyName> = {
+export type NutKey = keyof typeof Key;
+
+export const nutKeys: Readonly<Record<KeyName, NutKey>> = {
+  a: 'A',
+  b: 'B',
+  c: 'C',
+  d: 'D',
+  e: 'E',
+  f: 'F',
+  g: 'G',
+  h: 'H',
+  i: 'I',
+  j: 'J',
+  k: 'K',
+  l: 'L',
+  m: 'M',
+  n: 'N',
+  o: 'O',
+  p: 'P',
+  q: 'Q',
+  r: 'R',
+  s: 'S',
+  t: 'T',
+  u: 'U',
+  v: 'V',
+  w: 'W',
+  x: 'X',
+  y: 'Y',
+  z: 'Z',
+  // The digit row, not the keypad.
+  '0': 'Num0',
+  '1': 'Num1',
+  '2': 'Num2',
+  '3': 'Num3',
+  '4': 'Num4',
+  '5': 'Num5',
+  '6': 'Num6',
+  '7': 'Num7',
+  '8': 'Num8',
+  '9': 'Num9',
+  f1: 'F1',
+  f2: 'F2',
+  f3: 'F3',
+  f4: 'F4',
+  f5: 'F5',
+  f6: 'F6',
+  f7: 'F7',
+  f8: 'F8',
+  f9: 'F9',
+  f10: 'F10',
+  f11: 'F11',
+  f12: 'F12',
+  f13: 'F13',
+  f14: 'F14',
+  f15: 'F15',
+  f16: 'F16',
+  f17: 'F17',
+  f18: 'F18',
+  f19: 'F19',
+  f20: 'F20',
+  f21: 'F21',
+  f22: 'F22',
+  f23: 'F23',
+  f24: 'F24',
   // Key.Enter arrives as NumpadEnter in applications; Return is the main Enter key.
   enter: 'Return',
   tab: 'Tab',
@@ -26,22 +90,40 @@ const SPECIAL_KEYS: Record<string, NutKeyName> = {
 };
 
 // Right-hand modifiers arrive as left-hand ones anyway; Super is what X calls the meta key.
-const MODIFIER_KEYS: Record<ModifierName, NutKeyName> = {
+export const nutModifiers: Readonly<Record<ModifierName, NutKey>> = {
   ctrl: 'LeftControl',
   shift: 'LeftShift',
   alt: 'LeftAlt',
   meta: 'LeftSuper',
 };
 
-export function nutKeyName(key: KeyName): NutKeyName {
-  if (/^[a-z]$/.test(key)) return key.toUpperCase();
-  if (/^[0-9]$/.test(key)) return `Num${key}`;
-  if (/^f([1-9]|1[0-9]|2[0-4])$/.test(key)) return key.toUpperCase();
-  const special = SPECIAL_KEYS[key];
-  if (special === undefined) throw new Error(`No nut-js key for '${key}'`);
-  return special;
-}
+/** Every modifier key nut-js knows on X, left and right: the input child releases them all. */
+export const allNutModifiers: readonly NutKey[] = [
+  'LeftControl',
+  'RightControl',
+  'LeftShift',
+  'RightShift',
+  'LeftAlt',
+  'RightAlt',
+  'LeftSuper',
+  'RightSuper',
+  'LeftMeta',
+  'RightMeta',
+  'LeftCmd',
+  'RightCmd',
+  'LeftWin',
+  'RightWin',
+];
 
-export function nutModifierName(modifier: ModifierName): NutKeyName {
-  return MODIFIER_KEYS[modifier];
+/**
+ * The nut-js keys for a press. The command arrives with canonical names (the gateway resolved
+ * them); this runs remote input, so a name outside the contract's table is still refused here,
+ * before anything goes down (ValidationError), rather than looked up blindly.
+ */
+export function toNutKeys(
+  key: KeyName,
+  modifiers: readonly ModifierName[],
+): { key: NutKey; modifiers: NutKey[] } {
+  const combo = checkResolvedKeyCombo(key, modifiers);
+  return { key: nutKeys[combo.key], modifiers: combo.modifiers.map((m) => nutModifiers[m]) };
 }

@@ -5,7 +5,6 @@
 import {
   DesktopUnavailableError,
   timeLeft,
-  validateKeyPress,
   type Desktop,
   type ElementFilter,
   type ElementRef,
@@ -19,7 +18,7 @@ import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
 import { hasState, orderCandidates, type Candidate } from './element-tree';
 import { focusElement } from './focus';
 import { interactabilityOf } from './interactability';
-import { nutKeyName, nutModifierName } from './keys';
+import { toNutKeys } from './keys';
 import { nutInput, pressWithModifiers } from './nut.input';
 
 export interface LinuxDesktopOptions {
@@ -202,11 +201,9 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
 
     async pressKey(key: KeyName, modifiers: ModifierName[], options = {}) {
       open();
-      const held = validateKeyPress(key, modifiers);
-      const nutKey = nutKeyName(key);
-      const nutModifiers = held.map(nutModifierName);
+      const keys = toNutKeys(key, modifiers);
       await input.withKeyboard(
-        (keyboard) => pressWithModifiers(keyboard, nutKey, nutModifiers),
+        (keyboard) => pressWithModifiers(keyboard, keys.key, keys.modifiers),
         options,
       );
     },

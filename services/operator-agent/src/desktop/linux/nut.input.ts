@@ -17,11 +17,12 @@ import {
   timeLeft,
   type CallOptions,
 } from '../desktop';
+import { allNutModifiers, type NutKey } from './keys';
 
-/** Key toggles by nut-js `Key` name ('LeftShift', 'A', 'Return' ...). */
+/** Key toggles by nut-js `Key` name ('LeftShift', 'A', 'Return' ...; keys.ts maps them). */
 export interface KeyboardDriver {
-  pressKey(key: string): Promise<void>;
-  releaseKey(key: string): Promise<void>;
+  pressKey(key: NutKey): Promise<void>;
+  releaseKey(key: NutKey): Promise<void>;
 }
 
 export interface NutInput {
@@ -43,28 +44,13 @@ export interface NutInput {
   close(): void;
 }
 
-/** Every modifier key nut-js knows on X, left and right: released on every (re)start. */
-export const MODIFIER_KEYS = [
-  'LeftControl',
-  'RightControl',
-  'LeftShift',
-  'RightShift',
-  'LeftAlt',
-  'RightAlt',
-  'LeftSuper',
-  'RightSuper',
-  'LeftMeta',
-  'RightMeta',
-  'LeftCmd',
-  'RightCmd',
-  'LeftWin',
-  'RightWin',
-];
-
-// Plain JS run with `node -e`: compiled output and ts-jest alike can start it.
+// Plain JS run with `node -e`: compiled output and ts-jest alike can start it. It spells no key
+// name: it gets the nut-js module path and the modifiers to release as arguments (keys.ts).
 const WORKER_SOURCE = `
 'use strict';
 const nut = require(process.argv[1]);
+// X keeps a key down after the client that pressed it died: release every modifier first.
+const MODIFIERS = JSON.parse(process.argv[2]);
 nut.keyboard.config.autoDelayMs = 0;
 nut.mouse.config.autoDelayMs = 0;
 // nut-js's constructor also set libnut's own delay: a blocking 300 ms sleep per toggle.
@@ -76,8 +62,6 @@ const key = (name) => {
   if (typeof code !== 'number') throw new Error('nut-js has no key ' + name);
   return code;
 };
-// X keeps a key down after the client that pressed it died: release every modifier first.
-const MODIFIERS = ${JSON.stringify(MODIFIER_KEYS)};
 // Aliases libnut has no X keysym for ('Invalid key code') are skipped; at least one must go.
 const releaseModifiers = async () => {
   let released = 0;
@@ -129,10 +113,10 @@ interface Reply {
  */
 export async function pressWithModifiers(
   keyboard: KeyboardDriver,
-  key: string,
-  modifiers: readonly string[],
+  key: NutKey,
+  modifiers: readonly NutKey[],
 ): Promise<void> {
-  const held: string[] = [];
+  const held: NutKey[] = [];
   let failure: { error: unknown } | undefined;
   try {
     for (const modifier of modifiers) {
@@ -184,7 +168,8 @@ export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}):
   const start = (): Promise<ChildProcess> =>
     new Promise((resolve, reject) => {
       const nutPath = options.modulePath ?? require.resolve('@nut-tree-fork/nut-js');
-      const proc = spawn(process.execPath, ['-e', WORKER_SOURCE, nutPath], {
+      const modifiers = JSON.stringify(allNutModifiers);
+      const proc = spawn(process.execPath, ['-e', WORKER_SOURCE, nutPath, modifiers], {
         env,
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       });
