@@ -5,14 +5,13 @@ import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from './config';
 import type { GatewayMetrics } from './metrics';
-import type { ArchiveMetrics } from './archive-metrics';
-import type { OperatorMetrics } from './operator-metrics';
-import type { OperatorPresenceTracker } from './operator-presence';
+import type { OperatorPresenceTracker } from './domain/operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
 import { docsRoutePaths, docsRoutes } from './entry/docs.routes';
-import { HttpError, toHttpFailure } from './entry/http-errors';
+import { HttpError } from './domain/http-error';
+import { toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
@@ -20,7 +19,7 @@ import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 export interface GatewayDeps {
   bus: Bus;
   auth: AuthOptions;
-  metrics: GatewayMetrics & { operator: OperatorMetrics; archive: ArchiveMetrics };
+  metrics: GatewayMetrics;
   logger: Logger;
   operator?: {
     /** How long a command may wait for its agent (504 after); default GATEWAY_OPERATOR_TIMEOUT's. */

@@ -1,15 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from '@screenfleet/runtime';
 import { createGatewayApp, type GatewayDeps } from './app';
-import { createGatewayMetrics as createHttpMetrics } from './metrics';
-import { createArchiveMetrics } from './archive-metrics';
-import { createOperatorMetrics } from './operator-metrics';
-import { createOperatorPresence } from './operator-presence';
+import { createOperatorPresence } from './domain/operator-presence';
 
 export { gatewayConfigSpec } from './config';
-export type { OperatorMetrics } from './operator-metrics';
-export type { ArchiveMetrics } from './archive-metrics';
+export {
+  createGatewayMetrics,
+  type ArchiveMetrics,
+  type GatewayMetrics,
+  type OperatorMetrics,
+} from './metrics';
 export {
   createTokenRegistry,
   parseTokens,
@@ -21,16 +21,6 @@ export { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './aut
 export { isLoopback } from './auth/loopback';
 export { resolveAuth, type AuthSetup } from './auth/auth-setup';
 export type { GatewayDeps } from './app';
-
-/** Every gateway metric on the process's registry: HTTP, operator commands, archive calls. */
-export function createGatewayMetrics(registry: Registry) {
-  return {
-    ...createHttpMetrics(registry),
-    operator: createOperatorMetrics(registry),
-    archive: createArchiveMetrics(registry),
-  };
-}
-export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 
 export interface Gateway {
   listen(port: number, host: string): Promise<number>;

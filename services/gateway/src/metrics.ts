@@ -1,6 +1,12 @@
-import { Counter, Histogram, type Registry } from '@screenfleet/runtime';
+import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
-/** Gateway metrics; labels are bounded (route templates, status codes, reasons), never devices. */
+type Registers = Registry[];
+
+/**
+ * Every gateway metric on the process's registry: HTTP requests and batches at the top, operator
+ * commands under `operator`, archive worker calls under `archive`. Labels are bounded (route
+ * templates, status codes, reasons, actions), never devices.
+ */
 export function createGatewayMetrics(registry: Registry) {
   const registers = [registry];
   return {
@@ -40,7 +46,71 @@ export function createGatewayMetrics(registry: Registry) {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     }),
+    operator: operatorMetrics(registers),
+    archive: archiveMetrics(registers),
   };
 }
 
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
+export type OperatorMetrics = GatewayMetrics['operator'];
+export type ArchiveMetrics = GatewayMetrics['archive'];
+
+/** Operator commands; labels are bounded (action, result = 'success' or an error code). */
+function operatorMetrics(registers: Registers) {
+  // Read at scrape time, so an agent whose heartbeat expired is gone from the count even when
+  // no request asked for the devices since.
+  let connectedAgents: () => number = () => 0;
+  const commands = new Counter({
+    name: 'gateway_operator_commands_total',
+    help: 'Operator commands by action (list, press) and result (success or error code)',
+    labelNames: ['action', 'result'] as const,
+    registers,
+  });
+  // Present from the start, so rate() and increase() see the first command of each action.
+  for (const action of ['list', 'press']) commands.inc({ action, result: 'success' }, 0);
+  return {
+    commands,
+    commandDuration: new Histogram({
+      name: 'gateway_operator_command_duration_seconds',
+      help: 'Operator commands from request to answer, by action (end to end through the agent)',
+      labelNames: ['action'] as const,
+      buckets: [0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    agentsConnected: new Gauge({
+      name: 'gateway_operator_agents_connected',
+      help: 'Operator agents whose presence heartbeat is current, as this gateway sees them',
+      registers,
+      collect() {
+        this.set(connectedAgents());
+      },
+    }),
+    /** Where agentsConnected reads the count from: the gateway's presence view. */
+    countAgentsWith(count: () => number): void {
+      connectedAgents = count;
+    },
+  };
+}
+
+/**
+ * Archive worker calls; labels are bounded: action (status, configure, init, run, restore) and
+ * result ('ok', the worker's refusal code, or why no valid answer came: timeout,
+ * broker_unavailable, invalid_reply).
+ */
+function archiveMetrics(registers: Registers) {
+  return {
+    calls: new Counter({
+      name: 'gateway_archive_rpc_total',
+      help: 'Archive worker calls by action and result (ok, a refusal code, or timeout, broker_unavailable, invalid_reply)',
+      labelNames: ['action', 'result'] as const,
+      registers,
+    }),
+    callDuration: new Histogram({
+      name: 'gateway_archive_rpc_duration_seconds',
+      help: 'Archive worker calls from request to reply (or to giving up), by action',
+      labelNames: ['action'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3, 10, 60, 120],
+      registers,
+    }),
+  };
+}

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { limits, validators } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import { addContent } from '../add-content';
+import { addContent } from '../domain/add-content';
 import type { GatewayMetrics } from '../metrics';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
 import { jsonBody } from './json-body';

@@ -6,8 +6,8 @@ import {
   type ArchiveCommand,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import { sendArchiveCommand, type ArchiveAnswer } from '../archive-commands';
-import type { ArchiveMetrics } from '../archive-metrics';
+import { sendArchiveCommand, type ArchiveAnswer } from '../domain/archive-commands';
+import type { ArchiveMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
 import { jsonBody } from './json-body';
 

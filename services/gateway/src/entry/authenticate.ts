@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
 import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
-import { HttpError } from './http-errors';
+import { HttpError } from '../domain/http-error';
 
 export interface AuthOptions {
   tokens: TokenRegistry;
@@ -25,24 +25,35 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * Who is asking, checked before anything of the body is read: the grant of a valid bearer token
+ * that has `scope` (401 without a valid token, 403 without the scope), or with the loopback switch
+ * on, the anonymous grant for a tokenless loopback request addressed to a loopback Host and
+ * Origin (403 otherwise). Route handlers call it first; `requireScope` is the same as middleware.
+ */
+export function authenticate(req: Request, scope: Scope, options: AuthOptions): TokenGrant {
+  const header = req.get('authorization');
+  let grant: TokenGrant | undefined;
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    grant = match?.[1] ? options.tokens.find(match[1]) : undefined;
+    if (!grant) throw unauthorized('the bearer token is not valid');
+  } else if (options.allowUnauthenticatedLoopback && isLoopback(req.socket.remoteAddress)) {
+    assertNotRebound(req.get('host'), req.get('origin'));
+    grant = anonymousLoopback;
+  } else {
+    throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
+  }
+  if (!grant.scopes.includes(scope)) {
+    throw new HttpError(403, 'forbidden_scope', `token ${grant.id} lacks the ${scope} scope`);
+  }
+  return grant;
+}
+
+/** authenticate() as a route's first middleware; the grant goes to res.locals.grant. */
 export function requireScope(scope: Scope, options: AuthOptions): RequestHandler {
   return (req, res, next) => {
-    const header = req.get('authorization');
-    let grant: TokenGrant | undefined;
-    if (header) {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      grant = match?.[1] ? options.tokens.find(match[1]) : undefined;
-      if (!grant) throw unauthorized('the bearer token is not valid');
-    } else if (options.allowUnauthenticatedLoopback && isLoopback(req.socket.remoteAddress)) {
-      assertNotRebound(req.get('host'), req.get('origin'));
-      grant = anonymousLoopback;
-    } else {
-      throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
-    }
-    if (!grant.scopes.includes(scope)) {
-      throw new HttpError(403, 'forbidden_scope', `token ${grant.id} lacks the ${scope} scope`);
-    }
-    res.locals.grant = grant;
+    res.locals.grant = authenticate(req, scope, options);
     next();
   };
 }

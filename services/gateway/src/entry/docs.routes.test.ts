@@ -5,7 +5,7 @@ import { createLogger, createMetrics } from '@screenfleet/runtime';
 import { createGatewayApp } from '../app';
 import { createTokenRegistry } from '../auth/tokens';
 import { createGatewayMetrics } from '../index';
-import { createOperatorPresence } from '../operator-presence';
+import { createOperatorPresence } from '../domain/operator-presence';
 import { docsBundlePath, docsPath } from './docs.routes';
 
 // The whole app on a loopback port (no broker: these routes never touch the bus), so the test

@@ -1,5 +1,6 @@
-import type { ErrorCode, ErrorBody, FieldError } from '@screenfleet/contracts';
+import type { ErrorCode, ErrorBody } from '@screenfleet/contracts';
 import { AppError } from '@screenfleet/contracts';
+import { HttpError } from '../domain/http-error';
 
 /** The one place where error kinds become HTTP statuses. */
 const statusByCode: Record<ErrorCode, number> = {
@@ -16,19 +17,6 @@ const statusByCode: Record<ErrorCode, number> = {
   // command may have run, so a client must check before trying again (docs/adr/0005).
   outcome_unknown: 500,
 };
-
-/** An error already phrased for HTTP (auth, body parsing, routing). */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly reason: string,
-    message: string,
-    readonly fieldErrors: FieldError[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
 
 export interface HttpFailure {
   status: number;

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { limits, scanJsonSizes, type FieldError } from '@screenfleet/contracts';
-import { HttpError } from './http-errors';
+import { HttpError } from '../domain/http-error';
 
 /**
  * JSON bodies only: no text/plain or form posts, so a web page cannot forge a request with a
@@ -9,14 +9,43 @@ import { HttpError } from './http-errors';
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
-    if (!req.is('application/json')) {
-      throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json', [
-        { path: '', rule: 'content-type', detail: `got ${req.get('content-type') ?? 'none'}` },
-      ]);
-    }
+    assertJsonContentType(req);
     next();
   };
-  const parse = express.json({
+  return [requireJson, jsonParser(limitBytes)];
+}
+
+/**
+ * The same checks as one step a handler awaits once it has authenticated the request (the
+ * operator routes). body-parser comes only as middleware: this is the one place it runs as a
+ * promise, settled by its next().
+ */
+export function jsonBodyReader(limitBytes: number): (req: Request, res: Response) => Promise<void> {
+  const parse = jsonParser(limitBytes);
+  return (req, res) => {
+    assertJsonContentType(req);
+    return new Promise((resolve, reject) => {
+      // body-parser's failures are Errors (http-errors) carrying the `type` toBodyError reads.
+      void parse(req, res, (error?: unknown) =>
+        error === undefined ? resolve() : reject(asError(error)),
+      );
+    });
+  };
+}
+
+const asError = (error: unknown): Error =>
+  error instanceof Error ? error : new Error(String(error));
+
+function assertJsonContentType(req: Request): void {
+  if (!req.is('application/json')) {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json', [
+      { path: '', rule: 'content-type', detail: `got ${req.get('content-type') ?? 'none'}` },
+    ]);
+  }
+}
+
+function jsonParser(limitBytes: number): RequestHandler {
+  return express.json({
     limit: limitBytes,
     // Any JSON value parses; the schema then says what the body must be ("body must be object").
     strict: false,
@@ -40,7 +69,6 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
         });
     },
   });
-  return [requireJson, parse];
 }
 
 interface BodyParserError {

@@ -5,7 +5,7 @@ import { createLogger, createMetrics } from '@screenfleet/runtime';
 import { createGatewayApp } from '../app';
 import { createTokenRegistry, scopes } from '../auth/tokens';
 import { createGatewayMetrics } from '../index';
-import { createOperatorPresence } from '../operator-presence';
+import { createOperatorPresence } from '../domain/operator-presence';
 import { docsRoutePaths } from './docs.routes';
 
 interface Layer {

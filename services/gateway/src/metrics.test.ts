@@ -1,8 +1,8 @@
 import { createEnvelope, type OperatorPresence } from '@screenfleet/contracts';
 import type { Bus, Delivery, Outcome } from '@screenfleet/bus';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
-import { createOperatorMetrics } from './operator-metrics';
-import { createOperatorPresence } from './operator-presence';
+import { createGatewayMetrics } from './metrics';
+import { createOperatorPresence } from './domain/operator-presence';
 
 /** The presence view on a fake stream, its count wired to the gauge as createGateway wires it. */
 async function started() {
@@ -14,7 +14,7 @@ async function started() {
     },
   };
   const registry = createMetrics();
-  const metrics = createOperatorMetrics(registry);
+  const metrics = createGatewayMetrics(registry).operator;
   const presence = createOperatorPresence({
     bus,
     logger: createLogger({ service: 'test', level: 'silent' }),

@@ -6,7 +6,7 @@ import {
   type Envelope,
 } from '@screenfleet/contracts';
 import { addContent } from './add-content';
-import { HttpError } from './entry/http-errors';
+import { HttpError } from './http-error';
 
 // A fake bus records what would be published: this is the splitting and refusal logic.
 function recordingBus() {

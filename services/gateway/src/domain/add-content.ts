@@ -11,7 +11,7 @@ import {
   type OperationResult,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import { HttpError } from './entry/http-errors';
+import { HttpError } from './http-error';
 
 export interface AcceptedBatch {
   result: OperationResult;

@@ -3,11 +3,9 @@ import {
   AppError,
   createEnvelope,
   operatorTimings,
-  parseKeyCombo,
+  resolvePressKey,
   signCommand,
-  resolveKeyCombo,
   validators,
-  type KeyCombo,
   type ListCommand,
   type ListElementsRequest,
   type ListElementsResponse,
@@ -18,16 +16,6 @@ import {
   type PressKeyRequest,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-
-/** Both request shapes (spec {key, modifiers}, screenpipe SDK {key_combo}) as canonical names. */
-export function toKeyCombo(request: PressKeyRequest): KeyCombo {
-  // The request passed the schema, whose x-key-name keyword already checked every name.
-  const combo =
-    request.key_combo !== undefined
-      ? parseKeyCombo(request.key_combo)
-      : resolveKeyCombo(request.key ?? '', request.modifiers ?? []);
-  return combo as KeyCombo;
-}
 
 /**
  * Sends one command to a device's agent and turns its answer back into the error it stood
@@ -80,15 +68,17 @@ export function toListCommand(
 }
 
 /**
- * The agent's command for a press request; cache_id pins the listing element_index reads, and
- * without it the agent accepts only a listing made with the same token (requestedBy).
+ * The agent's command for a press request, its key names resolved here, once (libs/contracts
+ * keys.ts): the signed command carries canonical names and the agent resolves nothing. cache_id
+ * pins the listing element_index reads, and without it the agent accepts only a listing made
+ * with the same token (requestedBy).
  */
 export function toPressCommand(
   request: PressKeyRequest,
   timeoutMs: number,
   requestedBy: string,
 ): PressCommand {
-  const { key, modifiers } = toKeyCombo(request);
+  const { key, modifiers } = resolvePressKey(request);
   const command: PressCommand = {
     action: 'press',
     timeout_ms: timeoutMs,

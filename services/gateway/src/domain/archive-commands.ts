@@ -12,8 +12,8 @@ import {
   type ArchiveStatus,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import type { ArchiveMetrics } from './archive-metrics';
-import { HttpError } from './entry/http-errors';
+import type { ArchiveMetrics } from '../metrics';
+import { HttpError } from './http-error';
 
 export type ArchiveAction = ArchiveCommand['action'];
 

@@ -1,14 +1,14 @@
 import { AppError, createEnvelope, type Envelope } from '@screenfleet/contracts';
 import { createMetrics } from '@screenfleet/runtime';
-import { createArchiveMetrics } from './archive-metrics';
+import { createGatewayMetrics } from '../metrics';
 import { sendArchiveCommand } from './archive-commands';
-import { toHttpFailure } from './entry/http-errors';
+import { toHttpFailure } from '../entry/http-errors';
 
 /** The bus's side is covered against RabbitMQ (test/archive.routes.int.test.ts); this is the mapping. */
 const options = () => ({
   timeoutMs: 1000,
   requestId: 'req-1',
-  metrics: createArchiveMetrics(createMetrics()),
+  metrics: createGatewayMetrics(createMetrics()).archive,
 });
 
 const failureOf = async (call: () => Promise<Envelope>) => {

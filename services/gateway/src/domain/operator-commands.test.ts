@@ -1,20 +1,4 @@
-import { toKeyCombo, toPressCommand } from './operator-commands';
-
-describe('key combos', () => {
-  it('when either request shape is used, then keys and modifiers are canonical', () => {
-    expect(toKeyCombo({ element_index: 0, key_combo: 'CMD+Shift+Return' })).toEqual({
-      key: 'enter',
-      modifiers: ['meta', 'shift'],
-    });
-    expect(
-      toKeyCombo({ element_index: 0, key: 'ESC', modifiers: ['Control', 'ctrl', 'option'] }),
-    ).toEqual({ key: 'escape', modifiers: ['ctrl', 'alt'] });
-    expect(toKeyCombo({ element_index: 0, key: 'a', modifiers: null })).toEqual({
-      key: 'a',
-      modifiers: [],
-    });
-  });
-});
+import { toPressCommand } from './operator-commands';
 
 describe('press commands', () => {
   it('when a cache_id is sent in either shape, then the command carries it', () => {

@@ -1,0 +1,19 @@
+import type { FieldError } from '@screenfleet/contracts';
+
+/**
+ * An error the gateway decided already phrased for HTTP: its status and a bounded reason for the
+ * rejects metric (auth, bodies, routing, and what the domain decides in HTTP terms: an item too
+ * large to carry, an archive worker that did not answer or answered wrongly). Contract errors
+ * (AppError) get their status in entry/http-errors.ts, the one mapping.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly fieldErrors: FieldError[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
