@@ -5,11 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createAmqpBus, type Bus } from '@screenfleet/bus';
+import { createAmqpBus, DeviceTakenError, type Bus } from '@screenfleet/bus';
 import {
   agentTopology,
   topology,
   createEnvelope,
+  deviceQueueName,
   operatorTimings,
   type OperatorResult,
 } from '@screenfleet/contracts';
@@ -19,13 +20,22 @@ import { isolatedBroker, rabbitmqctl, uniqueName } from './services';
 import { fakeDesktop } from './support/fake-desktop';
 import { operatorKeys, post, startGateway, tokens, type RunningGateway } from './support/gateway';
 
-/** user -> [configure, write, read], as the doc's rabbitmqctl commands set them. */
-function documentedPermissions(): Map<string, [string, string, string]> {
+/**
+ * user -> [configure, write, read], as the doc's rabbitmqctl commands set them, with the shell
+ * variables `overrides` names set otherwise (as a reader sets DEVICE_QUEUE for their desktop).
+ */
+function documentedPermissions(
+  overrides: Record<string, string> = {},
+): Map<string, [string, string, string]> {
   const doc = readFileSync(path.join(__dirname, '..', 'docs', 'broker-users.md'), 'utf8');
   // The shell variables the commands use (NAME='...'), expanded inside double quotes.
   const variables = new Map(
     [...doc.matchAll(/^([A-Z_]+)='([^']*)'$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
   );
+  for (const [name, value] of Object.entries(overrides)) {
+    if (!variables.has(name)) throw new Error(`docs/broker-users.md sets no ${name}`);
+    variables.set(name, value);
+  }
   const permissions = new Map<string, [string, string, string]>();
   const command =
     /set_permissions -p "\$VHOST" (\S+) \\\n\s+(["'])(.+?)\2 \\\n\s+(["'])(.+?)\4 \\\n\s+(["'])(.+?)\6/g;
@@ -52,14 +62,15 @@ describe('per-service broker users (docs/broker-users.md)', () => {
   let agent: OperatorAgent;
   let forger: Bus;
   let gatewayUrl: string;
+  let agentUrl: string;
   const fake = fakeDesktop();
   const device = uniqueName('desk-users');
   const created: string[] = [];
   const logger = createLogger({ service: 'test', level: 'silent' });
 
   /** A user with the documented permissions of `role` in the test's vhost; its broker URL. */
-  async function userFor(role: string): Promise<string> {
-    const permissions = documentedPermissions().get(role);
+  async function userFor(role: string, overrides?: Record<string, string>): Promise<string> {
+    const permissions = documentedPermissions(overrides).get(role);
     if (!permissions) throw new Error(`docs/broker-users.md sets no permissions for ${role}`);
     const name = uniqueName(role);
     const password = uniqueName('pw');
@@ -77,7 +88,9 @@ describe('per-service broker users (docs/broker-users.md)', () => {
     broker = await isolatedBroker();
     gatewayUrl = await userFor('sf-gateway');
     gateway = await startGateway(gatewayUrl);
-    const agentUrl = await userFor('sf-agent-desk-1');
+    // The doc's desk-1 user, for this test's device: its queue, regex-escaped as the doc says.
+    const escaped = deviceQueueName(device).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    agentUrl = await userFor('sf-agent-desk-1', { DEVICE_QUEUE: escaped });
     agentBus = await createAmqpBus({
       url: agentUrl,
       topology: agentTopology,
@@ -159,5 +172,31 @@ describe('per-service broker users (docs/broker-users.md)', () => {
       await withGatewayUser.close();
     }
     expect(fake.presses).toEqual([]);
+  });
+
+  it("when a client with the agent's credentials serves another device, or this device a second time, then it is refused: the first only by the broker's permissions, the second as taken", async () => {
+    const squatter = await createAmqpBus({
+      url: agentUrl,
+      topology: agentTopology,
+      connectionName: uniqueName('squatter'),
+      logger,
+    });
+    try {
+      // Holding another desktop's queue would keep that desktop's agent from starting.
+      await expect(
+        squatter.serveDevice(uniqueName('desk-other'), () => Promise.reject(new Error('never'))),
+      ).rejects.toThrow(/ACCESS_REFUSED/);
+      await expect(
+        squatter.serveDevice(device, () => Promise.reject(new Error('never'))),
+      ).rejects.toBeInstanceOf(DeviceTakenError);
+    } finally {
+      await squatter.close();
+    }
+    // The agent still has its device.
+    const listed = await post(gateway.url + '/experimental/operator/list-interactable-elements', {
+      app_name: 'FakeApp',
+      device_name: device,
+    });
+    expect(listed.status).toBe(200);
   });
 });

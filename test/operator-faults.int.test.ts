@@ -1,12 +1,14 @@
 /**
  * Operator commands when the broker fails under them, against the real RabbitMQ: the gateway
- * in-process, an agent in-process on a fake desktop that records presses.
+ * in-process, an agent in-process on a fake desktop that records presses (and, once, a second
+ * agent process for the same device, which must not start).
  */
 import { createAmqpBus, type Bus } from '@screenfleet/bus';
 import { generateKeyPairSync } from 'node:crypto';
 import { connect } from 'amqplib';
 import {
   createEnvelope,
+  deviceQueueName,
   exchangeNames,
   operatorTimings,
   signCommand,
@@ -18,7 +20,15 @@ import { createOperatorAgent, type OperatorAgent } from '@screenfleet/operator-a
 import { createLogger, createMetrics, type Registry } from '@screenfleet/runtime';
 import { brokerConnectionPids, isolatedBroker, rabbitmqctl, uniqueName } from './services';
 import { fakeDesktop } from './support/fake-desktop';
-import { operatorKeys, post, startGateway, tokens, type RunningGateway } from './support/gateway';
+import {
+  operatorKeys,
+  operatorPublicKeyPem,
+  post,
+  startGateway,
+  tokens,
+  type RunningGateway,
+} from './support/gateway';
+import { startService } from './support/processes';
 
 const LIST = '/experimental/operator/list-interactable-elements';
 const PRESS = '/experimental/operator/press-key-by-index';
@@ -121,6 +131,37 @@ describe('operator commands when the broker connection fails', () => {
       { key: 'b', modifiers: [], element: 'AppY field 3' },
       { key: 'c', modifiers: [], element: 'AppY field 2' },
     ]);
+  });
+
+  it('when a second agent process starts with the same device name, then it exits non-zero with one clear line naming the device, and commands still reach the first', async () => {
+    const second = startService('operator-agent', {
+      RABBITMQ_URL: broker.url,
+      DEVICE_NAME: device,
+      OPERATOR_OPS_PORT: '0',
+      OPERATOR_COMMAND_PUBLIC_KEY: operatorPublicKeyPem,
+    });
+    try {
+      expect(await second.exited(30_000)).toBe(1);
+    } finally {
+      await second.stop('SIGKILL');
+    }
+    const fatal = second.lines.filter((line) => line.level === 'fatal');
+    expect(fatal).toEqual([
+      expect.objectContaining({
+        msg: `start failed: device "${device}" is already served by another operator agent (its queue ${deviceQueueName(device)} is held by another connection): stop that agent, or give this one another device name`,
+      }),
+    ]);
+
+    fake.presses.length = 0;
+    const listed = await post(gateway.url + LIST, { app_name: 'FakeApp', device_name: device });
+    expect(listed.status).toBe(200);
+    const pressed = await post(gateway.url + PRESS, {
+      element_index: 4,
+      key: 'z',
+      device_name: device,
+    });
+    expect(pressed.status).toBe(200);
+    expect(fake.presses).toEqual([{ key: 'z', modifiers: [], element: 'FakeApp field 4' }]);
   });
 
   describe('commands not from the gateway', () => {

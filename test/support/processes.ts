@@ -17,6 +17,13 @@ export interface ServiceProcess {
   ): Promise<Record<string, unknown>>;
   /** Ends the process with `signal` and waits until it has exited; returns its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /**
+   * Resolves with the exit code once the process ended on its own and its output is read (every
+   * log line in `lines`); rejects when it still runs after timeoutMs.
+   */
+  exited(timeoutMs?: number): Promise<number | null>;
+  /** The JSON log lines so far. */
+  readonly lines: ReadonlyArray<Record<string, unknown>>;
 }
 
 /**
@@ -46,9 +53,24 @@ export function startService(name: string, env: Record<string, string>): Service
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );
+  // 'close' comes after stdout ended, so every line has been parsed by then.
+  const closed = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => resolve(code)),
+  );
 
   return {
     child,
+    lines,
+    exited(timeoutMs = 30_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${name} still runs after ${timeoutMs} ms; stderr: ${stderr}`)),
+          timeoutMs,
+        );
+      });
+      return Promise.race([closed, late]).finally(() => clearTimeout(timer));
+    },
     waitForLog(pattern, timeoutMs = 20_000, where = () => true) {
       const matches = (line: Record<string, unknown>) =>
         pattern.test(String(line.msg)) && where(line);

@@ -3,6 +3,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import {
   BrokerUnavailableError,
   DeviceUnavailableError,
+  deviceQueueName,
   exchangeNames,
   OutcomeUnknownError,
   sizeLimits,
@@ -12,6 +13,7 @@ import {
 import { ReconnectingConnection } from './amqp.connection';
 import { Consumer, type ConsumerSpec } from './amqp.consumer';
 import { encodeEnvelope } from './amqp.message';
+import { DeviceTakenError } from './device-taken';
 import { ConfirmPublisher } from './amqp.publisher';
 import { RpcClient } from './amqp.rpc-client';
 import type { BackoffOptions } from '@screenfleet/runtime';
@@ -55,6 +57,7 @@ class AmqpBus implements Bus {
   private readonly rpc: RpcClient;
   private readonly consumers = new Set<Consumer>();
   private readonly operatorExchange: string;
+  private readonly servedDevices = new Set<string>();
   private closed = false;
 
   constructor(private readonly options: AmqpBusOptions) {
@@ -173,28 +176,45 @@ class AmqpBus implements Bus {
     return reply as Envelope<Res>;
   }
 
-  serveDevice<Req, Res>(
+  async serveDevice<Req, Res>(
     device: string,
     handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
   ): Promise<Subscription> {
-    return this.subscribe({
-      name: `device ${device}`,
-      // Commands run in order, one at a time: key presses must not interleave.
-      prefetch: 1,
-      // A fresh queue per connection, gone with it: "no queue bound" is how senders learn the
-      // agent is offline.
-      prepare: async (channel) => {
-        const { queue } = await channel.assertQueue('', {
-          exclusive: true,
-          autoDelete: true,
-          durable: false,
-        });
-        await channel.bindQueue(queue, this.operatorExchange, device);
-        return queue;
-      },
-      handle: (envelope, message, channel) =>
-        this.answer(`device ${device}`, envelope as Envelope<Req>, message, channel, handler),
-    });
+    const queue = deviceQueueName(device, this.operatorExchange);
+    // The broker refuses a second connection; this refuses a second serve on this one.
+    if (this.servedDevices.has(device)) throw new DeviceTakenError(device, queue);
+    this.servedDevices.add(device);
+    try {
+      const subscription = await this.subscribe({
+        name: `device ${device}`,
+        // Commands run in order, one at a time: key presses must not interleave.
+        prefetch: 1,
+        // The device's queue, exclusive to this connection and deleted with it or when the
+        // agent stops: "no queue bound" is how senders learn the agent is offline, and
+        // RESOURCE_LOCKED how a second agent for the device learns it is taken.
+        prepare: async (channel) => {
+          try {
+            await channel.assertQueue(queue, { exclusive: true, autoDelete: true, durable: false });
+          } catch (err) {
+            if (isResourceLocked(err)) throw new DeviceTakenError(device, queue, { cause: err });
+            throw err;
+          }
+          await channel.bindQueue(queue, this.operatorExchange, device);
+          return queue;
+        },
+        handle: (envelope, message, channel) =>
+          this.answer(`device ${device}`, envelope as Envelope<Req>, message, channel, handler),
+      });
+      return {
+        cancel: async () => {
+          await subscription.cancel();
+          this.servedDevices.delete(device);
+        },
+      };
+    } catch (err) {
+      this.servedDevices.delete(device);
+      throw err;
+    }
   }
 
   async close(): Promise<void> {
@@ -259,6 +279,11 @@ class AmqpBus implements Bus {
   private assertOpen(): void {
     if (this.closed) throw new BrokerUnavailableError('the bus is closed');
   }
+}
+
+/** AMQP 405: an exclusive queue another connection declared. */
+function isResourceLocked(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === 405;
 }
 
 function deliveryCountOf(message: ConsumeMessage): number {

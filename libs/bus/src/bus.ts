@@ -73,6 +73,10 @@ export interface Bus {
     command: Envelope,
     options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>>;
+  /**
+   * Takes the device's commands, one at a time. Rejects DeviceTakenError when another agent
+   * (another connection, or this bus) serves the device already: one agent per device.
+   */
   serveDevice<Req, Res>(
     device: string,
     handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,

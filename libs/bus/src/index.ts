@@ -11,3 +11,4 @@ export {
 } from './memory.bus';
 export { moveMessages, retireQueue, type MoveOptions } from './amqp.move';
 export { MessageTooLargeError } from './message-too-large';
+export { DeviceTakenError } from './device-taken';

@@ -3,6 +3,7 @@ import {
   AppError,
   BrokerUnavailableError,
   DeviceUnavailableError,
+  deviceQueueName,
   exchangeNames,
   NotFoundError,
   sizeLimits,
@@ -15,6 +16,7 @@ import {
 import { decodeEnvelope } from './amqp.message';
 import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
 import { ByteGate } from './byte-gate';
+import { DeviceTakenError } from './device-taken';
 import { componentLogger, silentLogger, type Logger } from './logger';
 import { MessageTooLargeError } from './message-too-large';
 import { topicMatches } from './topic-pattern';
@@ -248,7 +250,6 @@ class MemoryBus implements Bus {
   private readonly operatorExchange: string;
   private readonly maxMessageBytes: number;
   private sequence = 0;
-  private deviceQueues = 0;
   private closed = false;
   private closing: Promise<void> | undefined;
   private connected = true;
@@ -411,10 +412,10 @@ class MemoryBus implements Bus {
       this.assertOpen();
       if (!this.exchanges.has(this.operatorExchange))
         throw new NotFoundError(`NOT_FOUND - no exchange '${this.operatorExchange}'`);
-      // The agent's own queue, gone with its subscription: "no queue bound" is how senders
-      // learn the agent is offline.
-      this.deviceQueues += 1;
-      const name = `device.${device}.${this.deviceQueues}`;
+      // The device's queue, gone with its subscription: "no queue bound" is how senders learn
+      // the agent is offline, and a queue already there that another agent serves the device.
+      const name = deviceQueueName(device, this.operatorExchange);
+      if (this.queues.has(name)) throw new DeviceTakenError(device, name);
       const queue = new MemoryQueue(name, 'device', DEFAULT_DELIVERY_LIMIT);
       this.queues.set(name, queue);
       this.bindings.push({ queue: name, exchange: this.operatorExchange, routingKey: device });

@@ -5,7 +5,7 @@ import {
   TimeoutError,
   type Envelope,
 } from '@screenfleet/contracts';
-import type { Bus, Delivery, Outcome } from '@screenfleet/bus';
+import { DeviceTakenError, type Bus, type Delivery, type Outcome } from '@screenfleet/bus';
 import { buildTopology, timed, waitForEvent, waitUntil, type TestTopology } from './support';
 
 /**
@@ -433,6 +433,47 @@ export function describeBusContract(name: string, factory: () => BusUnderTest): 
 
       expect(error).toBeInstanceOf(TimeoutError);
       expect((error as Error).message).toBe('device "desk-slow" did not answer within 300 ms');
+    });
+
+    it('when a second serve/consumer of the same device comes, then it is refused naming the device, commands still reach the first, and once the first stops the device can be served again', async () => {
+      const t = buildTopology();
+      const gateway = await adapter.startBus(t);
+      const first = await adapter.startBus(t);
+      const second = await adapter.startBus(t);
+      const serve = (bus: Bus, by: string) =>
+        bus.serveDevice<Command, { by: string }>('desk-twice', (command) =>
+          Promise.resolve(replyTo(command, { by })),
+        );
+      const subscription = await serve(first, 'first');
+
+      const refused = await serve(second, 'second').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      const again = await serve(first, 'first again').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
+      for (const error of [refused, again]) {
+        expect(error).toBeInstanceOf(DeviceTakenError);
+        expect((error as Error).message).toContain('device "desk-twice" is already served');
+      }
+      const replies = await Promise.all(
+        ['a', 'b', 'c'].map((key) =>
+          gateway.sendToDevice<{ by: string }>('desk-twice', buildCommand(key), {
+            timeoutMs: 5000,
+          }),
+        ),
+      );
+      expect(replies.map((reply) => reply.payload.by)).toEqual(['first', 'first', 'first']);
+
+      await subscription.cancel();
+      await serve(second, 'second');
+      const reply = await gateway.sendToDevice<{ by: string }>('desk-twice', buildCommand('d'), {
+        timeoutMs: 5000,
+      });
+      expect(reply.payload.by).toBe('second');
     });
 
     it('when an agent stops serving, then its device becomes unavailable', async () => {

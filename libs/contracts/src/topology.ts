@@ -42,6 +42,17 @@ export const queueNames = {
   operatorPresence: 'operator.presence',
 } as const;
 
+/**
+ * The queue an operator agent takes its device's commands from: named after the device and
+ * exclusive to the agent's connection, so a second agent for the same device is refused (the
+ * broker answers RESOURCE_LOCKED) instead of sharing its commands. Prefixed with the operator
+ * exchange's name: a topology with its own exchange (a test) has its own device queues. At most
+ * 8 + 8 + maxDeviceNameBytes (200) bytes, under AMQP's 255.
+ */
+export function deviceQueueName(device: string, operatorExchange: string = exchangeNames.operator) {
+  return `${operatorExchange}.device.${device}`;
+}
+
 /** Queues of earlier versions, emptied into the capture exchange and deleted by the worker. */
 export const legacyQueueNames = {
   ingestContent: 'ingest.content',
