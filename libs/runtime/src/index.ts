@@ -39,3 +39,4 @@ export {
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export { backoffDelay, type BackoffOptions } from './backoff';
 export { serviceConfigSpec } from './service-config';
+export { waitFor, WaitTimeoutError, type WaitForOptions } from './wait-for';
