@@ -10,11 +10,11 @@
  * It prints what it started and where; Ctrl-C stops everything in reverse order of start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { startEmbedded } from './embedded';
 import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
 import { ensureOperatorKeys } from './operator-keys';
+import { portOpen } from './ports';
 
 const root = path.resolve(__dirname, '..');
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data'));
@@ -22,17 +22,6 @@ const apiHost = process.env.GATEWAY_HOST ?? '127.0.0.1';
 
 function log(message: string): void {
   process.stderr.write(`[start] ${message}\n`);
-}
-
-function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, host);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 async function freePortFrom(port: number): Promise<number> {

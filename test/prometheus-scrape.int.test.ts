@@ -10,9 +10,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../bin/ports';
 import { waitUntil } from '../services/archive-worker/test/support';
 import { buildBatch, buildItem } from './support/content';
 import { operatorKeys, operatorPublicKeyPem, post, tokens } from './support/gateway';
@@ -78,17 +78,6 @@ function dashboardTargets(): DashboardTarget[] {
       }),
     })),
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dockerAvailable, startContainers } from './containers';
-import { buildFerretDb, freePort, startFerretDb, stopFerretDb } from '../../bin/ferretdb';
+import { buildFerretDb, startFerretDb, stopFerretDb } from '../../bin/ferretdb';
+import { freePort } from '../../bin/ports';
 import { buildMinio, randomCredentials, startMinioServer, stopMinioServer } from './minio';
 import { rabbitmqctl } from './rabbitmqctl';
 
