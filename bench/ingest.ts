@@ -14,6 +14,7 @@ import amqp from 'amqplib';
 import { MongoClient, type Collection } from 'mongodb';
 import type { AddRequest } from '@screenfleet/contracts';
 import { toDocuments } from '@screenfleet/ingest-worker';
+import { waitFor } from '@screenfleet/runtime';
 import { createMongoContentStore } from '@screenfleet/storage';
 import { buildBatch } from '../test/support/content';
 import { startService, type ServiceProcess } from '../test/support/processes';
@@ -31,15 +32,16 @@ function log(message: string): void {
   process.stderr.write(`[bench:ingest] ${message}\n`);
 }
 
+/** Resolves once the store holds `expected` items: the worker writes them in another process. */
 async function waitForCount(
   collection: Pick<Collection, 'estimatedDocumentCount'>,
   expected: number,
 ): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while ((await collection.estimatedDocumentCount()) < expected) {
-    if (Date.now() > deadline) throw new Error(`store did not reach ${expected} items in 120 s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(async () => (await collection.estimatedDocumentCount()) >= expected, {
+    timeoutMs: 120_000,
+    intervalMs: 20,
+    what: `the store to reach ${expected} items`,
+  });
 }
 
 interface BaselineDocument {

@@ -29,6 +29,7 @@ import {
   s3Settings,
   uniqueName,
 } from './services';
+import { waitUntil } from '../services/archive-worker/test/support';
 import { waitForCount } from './support/store';
 import { post, startGateway, tokens, type RunningGateway } from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
@@ -98,18 +99,9 @@ describe('archive end to end through the gateway', () => {
   const status = () => get(`${gateway.url}/archive/status?timezone=utc`);
   const stored = () => items.find({ device_name: DEVICE }).sort({ _id: 1 }).toArray();
 
-  async function waitForStatus(
-    done: (body: Record<string, unknown>) => boolean,
-    timeoutMs = 30_000,
-  ) {
-    const deadline = Date.now() + timeoutMs;
-    let last = await status();
-    while (!(last.status === 200 && done(last.body)) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      last = await status();
-    }
-    return last;
-  }
+  /** The status once `done` holds (or the last one, when it never did). */
+  const waitForStatus = (done: (body: Record<string, unknown>) => boolean, timeoutMs = 30_000) =>
+    waitUntil(status, (last) => last.status === 200 && done(last.body), timeoutMs);
 
   async function listObjects(): Promise<Array<{ key: string; size: number }>> {
     const objects: Array<{ key: string; size: number }> = [];

@@ -5,6 +5,7 @@
  * agent in the same process as the gateway, over the in-process bus).
  */
 import type { ListElementsResponse } from '@screenfleet/contracts';
+import { waitFor } from '@screenfleet/runtime';
 import {
   freeDisplayNumber,
   startDesktopHarness,
@@ -41,18 +42,19 @@ describe.each(modes)('operator commands in %s mode', (mode) => {
 
   /** Lists the page, retried until Chromium exposed the whole page. */
   async function listPage(): Promise<ListElementsResponse> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const response = await post(system!.url + LIST, {
-        app_name: 'Chromium',
-        device_name: device,
-      });
-      const body = response.body as unknown as ListElementsResponse;
-      if (response.status === 200 && body.elements.some((e) => e.text === 'Submit')) return body;
-      if (Date.now() > deadline)
-        throw new Error(`page not listed: ${response.status} ${JSON.stringify(response.body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    let last: Awaited<ReturnType<typeof post>> | undefined;
+    return waitFor(
+      async () => {
+        last = await post(system!.url + LIST, { app_name: 'Chromium', device_name: device });
+        const body = last.body as unknown as ListElementsResponse;
+        return last.status === 200 && body.elements.some((e) => e.text === 'Submit') && body;
+      },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        what: () => `the page listed (last: ${last?.status} ${JSON.stringify(last?.body)})`,
+      },
+    );
   }
 
   it('when a key with modifiers is pressed on an element chosen by index, then it arrives there with them', async () => {

@@ -87,6 +87,8 @@ describe('operator commands when the broker connection fails', () => {
     await started; // the agent is pressing
     await rabbitmqctl(['close_connection', pid ?? 'none', 'closed by a test']);
     const response = await answer;
+    // Once the agent acked the command, the broker will not hand it over again.
+    const acked = new Promise((resolve) => agentBus.events.once('acked', resolve));
     fake.release();
 
     expect(response.status).toBe(500);
@@ -96,15 +98,15 @@ describe('operator commands when the broker connection fails', () => {
       code: 'outcome_unknown',
       message: expect.stringContaining('may or may not have been carried out'),
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await acked;
     expect(fake.presses).toEqual([{ key: 'enter', modifiers: [], element: 'FakeApp field 3' }]);
   });
 
   it("when client B listed another app after client A, then A's press without cache_id is a 409 asking for it and nothing is pressed; with its cache_id, or B's own, the right element", async () => {
     fake.presses.length = 0;
-    const until = Date.now() + 10_000; // the previous test closed the gateway's connection
-    while (!gateway.bus.isConnected() && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    // The previous test closed the gateway's connection: wait for the reconnect.
+    if (!gateway.bus.isConnected()) {
+      await new Promise<void>((resolve) => gateway.bus.events.once('connected', resolve));
     }
     const a = tokens.all.token;
     const b = tokens.operatorOnly.token;

@@ -11,14 +11,14 @@ import {
   type Desktop,
   type OperatorAgent,
 } from '@screenfleet/operator-agent';
-import { createLogger, createMetrics } from '@screenfleet/runtime';
+import { createLogger, createMetrics, waitFor } from '@screenfleet/runtime';
 import {
   freeDisplayNumber,
   startDesktopHarness,
   type DesktopHarness,
 } from '../services/operator-agent/test/support/desktop-harness';
 import type { KeydownReport } from '../services/operator-agent/test/support/test-page';
-import { isolatedBroker, uniqueName } from './services';
+import { isolatedBroker, unackedMessages, uniqueName } from './services';
 import {
   operatorKeys,
   operatorPublicKeyPem,
@@ -33,8 +33,11 @@ const LIST = '/experimental/operator/list-interactable-elements';
 const PRESS = '/experimental/operator/press-key-by-index';
 const TIMEOUT_MS = 5000; // the gateway's default GATEWAY_OPERATOR_TIMEOUT
 const B_SNAPSHOT_TTL_MS = 2000;
+/** Pressed after a check that nothing was typed; no test expects it otherwise. */
+const MARKER = { key: 'o', code: 'KeyO' };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** For waits whose subject is time itself: a listing's expiry, a command's deadline. */
+const letTimePass = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('operator commands through the gateway to agents on real desktops', () => {
   let broker: { url: string; remove(): Promise<void> } | undefined;
@@ -53,15 +56,19 @@ describe('operator commands through the gateway to agents on real desktops', () 
 
   /** Lists the page through the gateway, retried until Chromium exposed the whole page. */
   async function listPage(device: string | undefined, extra: object = {}) {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const response = await call(LIST, { app_name: 'Chromium', device_name: device, ...extra });
-      const body = response.body as unknown as ListElementsResponse;
-      if (response.status === 200 && body.elements.some((e) => e.text === 'Submit')) return body;
-      if (Date.now() > deadline)
-        throw new Error(`page not listed: ${response.status} ${JSON.stringify(response.body)}`);
-      await sleep(100);
-    }
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    return waitFor(
+      async () => {
+        last = await call(LIST, { app_name: 'Chromium', device_name: device, ...extra });
+        const body = last.body as unknown as ListElementsResponse;
+        return last.status === 200 && body.elements.some((e) => e.text === 'Submit') && body;
+      },
+      {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        what: () => `the page listed (last: ${last?.status} ${JSON.stringify(last?.body)})`,
+      },
+    );
   }
 
   const indexOf = (listing: ListElementsResponse, text: string, role = 'entry'): number => {
@@ -80,6 +87,36 @@ describe('operator commands through the gateway to agents on real desktops', () 
   };
 
   const plain = (r: KeydownReport) => !r.ctrlKey && !r.shiftKey && !r.altKey && !r.metaKey;
+
+  /**
+   * The keydowns the page reported before `marker` (one of its reports). The page numbers its
+   * keydowns and each report travels on its own, so this waits for every report numbered before
+   * the marker's.
+   */
+  async function reportedBefore(desk: DesktopHarness, marker: KeydownReport) {
+    const before = () => desk.keydowns().filter((r) => r.seq < marker.seq);
+    return waitFor(() => before().length >= marker.seq - 1 && before(), {
+      timeoutMs: 5000,
+      what: `the page's reports numbered before ${marker.seq}`,
+    });
+  }
+
+  /**
+   * The keydowns the page reported before a marker key pressed now through `device`'s agent. The
+   * agent runs one device's commands in order, so a key that was going to arrive has arrived by
+   * then: what a fixed wait could only hope for. Lists the device again first (the listing to
+   * press on may have expired).
+   */
+  async function keydownsBeforeMarker(desk: DesktopHarness, device: string) {
+    const last = indexOf(await listPage(device), 'Last name');
+    const pressed = await call(PRESS, {
+      element_index: last,
+      key: MARKER.key,
+      device_name: device,
+    });
+    if (pressed.status !== 200) throw new Error(`marker press: ${JSON.stringify(pressed)}`);
+    return reportedBefore(desk, await desk.waitForKeydown((r) => r.code === MARKER.code));
+  }
 
   beforeAll(async () => {
     broker = await isolatedBroker();
@@ -309,8 +346,11 @@ describe('operator commands through the gateway to agents on real desktops', () 
     });
     expect(wrongMethod.status).toBe(405);
 
-    await sleep(200); // a stray key would have been reported by now
-    expect(a().keydowns().length + b().keydowns().length).toBe(before);
+    const [typedA, typedB] = [
+      await keydownsBeforeMarker(a(), devA),
+      await keydownsBeforeMarker(b(), devB),
+    ];
+    expect(typedA.length + typedB.length).toBe(before);
   });
 
   test('when two agents serve two desktops, then each gets only its own commands', async () => {
@@ -331,19 +371,12 @@ describe('operator commands through the gateway to agents on real desktops', () 
       activeId: 'last',
       shiftKey: true,
     });
-    await sleep(200);
-    expect(
-      a()
-        .keydowns()
-        .slice(countA)
-        .map((r) => r.code),
-    ).toEqual(['KeyQ']);
-    expect(
-      b()
-        .keydowns()
-        .slice(countB)
-        .map((r) => r.code),
-    ).toEqual(['ShiftLeft', 'KeyW']);
+    const [typedA, typedB] = [
+      await keydownsBeforeMarker(a(), devA),
+      await keydownsBeforeMarker(b(), devB),
+    ];
+    expect(typedA.slice(countA).map((r) => r.code)).toEqual(['KeyQ']);
+    expect(typedB.slice(countB).map((r) => r.code)).toEqual(['ShiftLeft', 'KeyW']);
   });
 
   test('when another listing replaced the one a cache_id names, then the press is a 409 and nothing is typed', async () => {
@@ -364,8 +397,6 @@ describe('operator commands through the gateway to agents on real desktops', () 
       expect(stale.status).toBe(409);
       expect(stale.body.message).toMatch(/no longer this device's current/);
     }
-    await sleep(200);
-    expect(a().keydowns().length).toBe(count);
 
     const current = await call(PRESS, {
       element_index: last,
@@ -374,7 +405,10 @@ describe('operator commands through the gateway to agents on real desktops', () 
       cache_id: theirs.cache_info.cache_id,
     });
     expect(current.status).toBe(200);
-    expect(await a().waitForKeydown((r) => r.code === 'KeyV')).toMatchObject({ activeId: 'last' });
+    const v = await a().waitForKeydown((r) => r.code === 'KeyV');
+    expect(v).toMatchObject({ activeId: 'last' });
+    // The same agent ran the refused presses before this one: nothing they typed is still coming.
+    expect((await reportedBefore(a(), v)).length).toBe(count);
 
     const malformed = await call(PRESS, {
       element_index: last,
@@ -389,7 +423,7 @@ describe('operator commands through the gateway to agents on real desktops', () 
   test('when the listing expired, then pressing by index is a 409 and nothing is typed', async () => {
     const lastB = indexOf(await listPage(devB), 'Last name');
     const count = b().keydowns().length;
-    await sleep(B_SNAPSHOT_TTL_MS + 100);
+    await letTimePass(B_SNAPSHOT_TTL_MS + 100);
     const response = await call(PRESS, { element_index: lastB, key: 'e', device_name: devB });
     expect(response.status).toBe(409);
     expect(response.body.message).toMatch(/expired/);
@@ -405,8 +439,7 @@ describe('operator commands through the gateway to agents on real desktops', () 
     const response = await call(PRESS, { element_index: email, key: 'g', device_name: devA });
     expect(response.status).toBe(409);
     expect(response.body.message).toMatch(/gone|changed/);
-    await sleep(200);
-    expect(a().keydowns().length).toBe(count);
+    expect((await keydownsBeforeMarker(a(), devA)).length).toBe(count);
   });
 
   test('when an agent has no usable desktop, then it still answers, with 503 and the reason', async () => {
@@ -454,25 +487,25 @@ describe('operator commands through the gateway to agents on real desktops', () 
     const count = a().keydowns().length;
     // The agent acks the listing just after replying: stopped in between, that unacked listing
     // would fill its prefetch of 1 and the press would expire in the queue instead of reaching
-    // the agent (also never pressed, but not the path this test is about). Let the ack go out.
-    await sleep(500);
+    // the agent (also never pressed, but not the path this test is about). Wait for the ack.
+    await waitFor(async () => (await unackedMessages(`operator-agent ${devA}`)) === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: "agent A's ack of the listing",
+    });
     agent.child.kill('SIGSTOP');
     const started = Date.now();
     const response = await call(PRESS, { element_index: last, key: 'z', device_name: devA });
     expect(response.status).toBe(504);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
     // Past the deadline, then let the agent run again.
-    await sleep(TIMEOUT_MS + 1500 - (Date.now() - started));
+    await letTimePass(TIMEOUT_MS + 1500 - (Date.now() - started));
     agent.child.kill('SIGCONT');
     // The broker had already pushed the command to the stalled agent (prefetch 1), so the
     // queue's expiration no longer applies: the agent itself must refuse it by its age.
     await agent.waitForLog(/command refused: .*not executed/, 3000);
-    await sleep(300);
     expect(
-      a()
-        .keydowns()
-        .slice(count)
-        .filter((r) => r.code === 'KeyZ'),
+      (await keydownsBeforeMarker(a(), devA)).slice(count).filter((r) => r.code === 'KeyZ'),
     ).toEqual([]);
   });
 

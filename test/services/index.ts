@@ -9,7 +9,12 @@ import { startMinioServer, stopMinioServer } from './minio';
 
 import { rabbitmqctl } from './rabbitmqctl';
 
-export { brokerConnectionPids, closeBrokerConnections, rabbitmqctl } from './rabbitmqctl';
+export {
+  brokerConnectionPids,
+  closeBrokerConnections,
+  rabbitmqctl,
+  unackedMessages,
+} from './rabbitmqctl';
 
 function required(name: string): string {
   const value = process.env[name];

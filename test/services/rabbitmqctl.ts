@@ -44,3 +44,25 @@ export async function closeBrokerConnections(name: string): Promise<number> {
   }
   return pids.length;
 }
+
+/**
+ * Messages the broker delivered to the connections whose client named itself `name` and that
+ * are not acked yet, over all their channels: the broker's own view, for waiting until a
+ * consumer in another process has acked what it got.
+ */
+export async function unackedMessages(name: string): Promise<number> {
+  const pids = new Set(await brokerConnectionPids(name));
+  if (pids.size === 0) throw new Error(`no broker connection is named "${name}"`);
+  const out = await rabbitmqctl([
+    'list_channels',
+    'connection',
+    'messages_unacknowledged',
+    '-q',
+    '--no-table-headers',
+  ]);
+  return out
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .filter(([pid]) => pids.has(pid ?? ''))
+    .reduce((sum, [, unacked]) => sum + Number(unacked), 0);
+}

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLogger, Registry } from '@screenfleet/runtime';
+import { createLogger, Registry, waitFor, WaitTimeoutError } from '@screenfleet/runtime';
 import {
   createFilesystemArchiveStore,
   createMongoArchiveStateStore,
@@ -171,17 +171,21 @@ export function workerFor(stores: Stores, extra: Partial<ArchiveWorkerDeps> = {}
   });
 }
 
-/** Polls `read` until `done` holds or the deadline passes; returns the last value. */
+/**
+ * Polls `read` until `done` holds or the deadline passes; returns the last value, which callers
+ * assert on (a failed expectation shows it, where a timeout would not).
+ */
 export async function waitUntil<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   timeoutMs = 20_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
+  let value!: T;
+  await waitFor(async () => done((value = await read())), {
+    timeoutMs,
+    what: 'the awaited value',
+  }).catch((error: unknown) => {
+    if (!(error instanceof WaitTimeoutError)) throw error;
+  });
   return value;
 }
