@@ -1,5 +1,4 @@
 import {
-  canonicalDateTime,
   parseDateTime,
   type ContentBatch,
   type ContentItem,
@@ -18,13 +17,12 @@ export function toDocuments(batch: ContentBatch): ContentDocument[] {
     const { transcription, transcription_engine } = content.data;
     return [
       {
-        _id: contentId('r', [
+        _id: contentId({
           device,
-          'transcription',
-          transcription,
-          transcription_engine ?? null,
-          batch.received_at,
-        ]),
+          content_type: 'transcription',
+          item: content.data,
+          received_at: batch.received_at,
+        }),
         device_name: device,
         content_type: 'transcription',
         timestamp: receivedAt,
@@ -45,11 +43,8 @@ export function toDocuments(batch: ContentBatch): ContentDocument[] {
 function frameDocument(device: string, item: ContentItem, receivedAt: Date): ContentDocument {
   const ocrResults = (item.ocr_results ?? []).map(toOcr);
   const timestamp = item.timestamp ? parseDateTime(item.timestamp) : undefined;
-  const _id = item.timestamp
-    ? contentId('t', [device, 'frames', item.file_path, canonicalDateTime(item.timestamp)])
-    : contentId('c', [device, 'frames', item.file_path, ...ocrResults.map((r) => r.text)]);
   return {
-    _id,
+    _id: contentId({ device, content_type: 'frames', item }),
     device_name: device,
     content_type: 'frames',
     timestamp: timestamp ?? receivedAt,
