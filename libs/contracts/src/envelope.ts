@@ -3,13 +3,16 @@ import { randomUUID } from 'node:crypto';
 /** Bumped when a payload changes incompatibly; consumers reject versions they do not know. */
 export const SCHEMA_VERSION = 1;
 
-export type MessageType =
-  | 'content.batch'
-  | 'archive.command'
-  | 'archive.reply'
-  | 'operator.command'
-  | 'operator.result'
-  | 'operator.presence';
+export const messageTypes = [
+  'content.batch',
+  'archive.command',
+  'archive.reply',
+  'operator.command',
+  'operator.result',
+  'operator.presence',
+] as const;
+
+export type MessageType = (typeof messageTypes)[number];
 
 /** Every message on the bus: metadata for tracing and dedup around a typed payload. */
 export interface Envelope<T = unknown> {

@@ -3,17 +3,20 @@
  * or an ack outcome in one place; nothing else inspects error messages.
  */
 
-export type ErrorCode =
-  | 'validation_failed'
-  | 'not_found'
-  | 'conflict'
-  | 'device_unavailable'
-  | 'broker_unavailable'
-  | 'store_unavailable'
-  | 'timeout'
-  | 'desktop_unavailable'
-  | 'operation_failed'
-  | 'outcome_unknown';
+export const errorCodes = [
+  'validation_failed',
+  'not_found',
+  'conflict',
+  'device_unavailable',
+  'broker_unavailable',
+  'store_unavailable',
+  'timeout',
+  'desktop_unavailable',
+  'operation_failed',
+  'outcome_unknown',
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
 
 export interface FieldError {
   /** Where in the body, as `content.data[0].timestamp`; empty for the body itself. */

@@ -52,7 +52,14 @@ export const transcriptionSchema = {
   },
 } as const;
 
-export const contentTypes = ['frames', 'transcription'] as const;
+/** One branch of `content`: a content type and what it carries in `data`. */
+const contentBranch = <const T extends string, const D>(contentType: T, data: D) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['content_type', 'data'],
+    properties: { content_type: { const: contentType }, data },
+  }) as const;
 
 export const addRequestSchema = {
   type: 'object',
@@ -63,27 +70,21 @@ export const addRequestSchema = {
     content: {
       type: 'object',
       required: ['content_type', 'data'],
+      // Ajv picks the branch by content_type, and a wrong one is refused listing the branches'.
       discriminator: { propertyName: 'content_type' },
       oneOf: [
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['content_type', 'data'],
-          properties: {
-            content_type: { const: 'frames' },
-            data: { type: 'array', maxItems: limits.maxItemsPerBatch, items: contentItemSchema },
-          },
-        },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['content_type', 'data'],
-          properties: {
-            content_type: { const: 'transcription' },
-            data: transcriptionSchema,
-          },
-        },
+        contentBranch('frames', {
+          type: 'array',
+          maxItems: limits.maxItemsPerBatch,
+          items: contentItemSchema,
+        }),
+        contentBranch('transcription', transcriptionSchema),
       ],
     },
   },
 } as const;
+
+/** The content types, read from the branches above: they are the one list. */
+export const contentTypes = addRequestSchema.properties.content.oneOf.map(
+  (branch) => branch.properties.content_type.const,
+);

@@ -1,14 +1,6 @@
+import { messageTypes } from '../envelope';
 import { addRequestSchema } from './add-request.schema';
 import { dateTimeSchema } from './common';
-
-const messageTypes = [
-  'content.batch',
-  'archive.command',
-  'archive.reply',
-  'operator.command',
-  'operator.result',
-  'operator.presence',
-] as const;
 
 /** The envelope every bus message carries (payload checked by the message's own schema). */
 export const envelopeSchema = {

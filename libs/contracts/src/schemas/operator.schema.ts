@@ -1,3 +1,4 @@
+import { errorCodes } from '../errors';
 import { limits } from '../limits';
 import { keyNames, modifierNames } from '../keys';
 import { dateTimeSchema, deviceNameSchema } from './common';
@@ -12,18 +13,6 @@ export const interactabilities = ['definite', 'sometimes', 'none'] as const;
  * focusable elements (documents, groups, panes), 'none' for elements that cannot take focus.
  */
 export type Interactability = (typeof interactabilities)[number];
-const errorCodes = [
-  'validation_failed',
-  'not_found',
-  'conflict',
-  'device_unavailable',
-  'broker_unavailable',
-  'store_unavailable',
-  'timeout',
-  'desktop_unavailable',
-  'operation_failed',
-  'outcome_unknown',
-] as const;
 
 /** The listing filters screenpipe's clients send; everything but app_name is optional (or null). */
 const listFilterProperties = {
