@@ -31,4 +31,14 @@ export const limits = {
   maxElementIndex: 100_000,
   maxModifiers: 4,
   maxKeyLength: 64,
+  /** Elements one listing answers at most (its max_elements). */
+  maxListedElements: 1000,
+  /** A listing's cache_id (the agent makes UUIDs). */
+  maxCacheIdLength: 64,
+  /** A token id as operator commands carry it (requested_by). */
+  maxTokenIdLength: 200,
+  /** A message's and a correlation id; the gateway passes X-Request-Id on as a correlation id. */
+  maxMessageIdLength: 128,
+  /** The archive's retention: a hundred years. */
+  maxRetentionDays: 36_500,
 } as const;

@@ -1,3 +1,4 @@
+import { limits } from '@screenfleet/contracts';
 import { ConfigError, defineConfig, serviceConfigSpec, type Config } from '@screenfleet/runtime';
 
 export const archiveConfigSpec = defineConfig({
@@ -32,7 +33,7 @@ export const archiveConfigSpec = defineConfig({
     env: 'ARCHIVE_RETENTION_DAYS',
     kind: 'integer',
     min: 1,
-    max: 36500,
+    max: limits.maxRetentionDays,
     default: 30,
     doc: 'Items older than this many days move to the archive (first start; then the stored value)',
   },

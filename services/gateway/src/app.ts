@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { limits } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from './config';
@@ -95,10 +96,13 @@ export function createGatewayApp(
   return app;
 }
 
+/** A client's X-Request-Id, kept when it can travel as a message's correlation id. */
+const requestIdPattern = new RegExp(`^[\\w.:-]{1,${limits.maxMessageIdLength}}$`);
+
 function requestContext({ metrics }: GatewayDeps): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
-    res.locals.requestId = given && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    res.locals.requestId = given && requestIdPattern.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', res.locals.requestId);
     const stop = metrics.requestDuration.startTimer();
     res.once('finish', () => {

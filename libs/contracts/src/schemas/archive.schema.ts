@@ -1,7 +1,8 @@
+import { limits } from '../limits';
 import { dateTimeSchema, deviceNameSchema } from './common';
 import { archiveStatusSchema } from './results.schema';
 
-const retentionDays = { type: 'integer', minimum: 1, maximum: 36_500 } as const;
+const retentionDays = { type: 'integer', minimum: 1, maximum: limits.maxRetentionDays } as const;
 
 /** POST /archive/configure: change what the worker does from its next pass on. */
 export const archiveConfigureRequestSchema = {

@@ -1,4 +1,5 @@
 import { messageTypes } from '../envelope';
+import { limits } from '../limits';
 import { addRequestSchema } from './add-request.schema';
 import { dateTimeSchema } from './common';
 
@@ -8,8 +9,8 @@ export const envelopeSchema = {
   required: ['message_id', 'correlation_id', 'schema_version', 'type', 'sent_at', 'payload'],
   additionalProperties: false,
   properties: {
-    message_id: { type: 'string', minLength: 1, maxLength: 128 },
-    correlation_id: { type: 'string', minLength: 1, maxLength: 128 },
+    message_id: { type: 'string', minLength: 1, maxLength: limits.maxMessageIdLength },
+    correlation_id: { type: 'string', minLength: 1, maxLength: limits.maxMessageIdLength },
     schema_version: { type: 'integer', minimum: 1 },
     type: { enum: messageTypes },
     sent_at: dateTimeSchema,

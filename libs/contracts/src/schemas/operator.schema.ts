@@ -21,7 +21,7 @@ const listFilterProperties = {
   with_text_only: optionalBoolean,
   interactable_only: optionalBoolean,
   include_sometimes_interactable: optionalBoolean,
-  max_elements: { type: ['integer', 'null'], minimum: 1, maximum: 1000 },
+  max_elements: { type: ['integer', 'null'], minimum: 1, maximum: limits.maxListedElements },
 } as const;
 
 /**
@@ -111,7 +111,11 @@ export const listElementsResponseSchema = {
  * The id of the token a command was sent with. A listing remembers it, and a press without
  * cache_id may use only a listing made with the same token (another client's listing: 409).
  */
-const requestedBySchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const requestedBySchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: limits.maxTokenIdLength,
+} as const;
 
 /**
  * Payload of operator.command (gateway -> one device's agent). Key names are canonical: the

@@ -7,7 +7,7 @@ import { deviceNameSchema } from './common';
  */
 export const cacheIdSchema = {
   type: 'string',
-  maxLength: 64,
+  maxLength: limits.maxCacheIdLength,
   pattern: '^[A-Za-z0-9_-]+$',
 } as const;
 

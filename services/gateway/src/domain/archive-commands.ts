@@ -13,7 +13,7 @@ import {
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { ArchiveMetrics } from '../metrics';
-import { HttpError } from './http-error';
+import { HttpError, RETRY_AFTER_SECONDS } from './http-error';
 
 export type ArchiveAction = ArchiveCommand['action'];
 
@@ -21,9 +21,6 @@ export interface ArchiveAnswer {
   status: ArchiveStatus;
   restored?: number;
 }
-
-/** How long a client should wait before asking again after a 503 (as for broker outages). */
-const RETRY_AFTER_SECONDS = '5';
 
 type Refusal = Extract<ArchiveReply, { outcome: 'refused' }>;
 

@@ -1,5 +1,8 @@
 import type { FieldError } from '@screenfleet/contracts';
 
+/** How long a client should wait before asking again after a 503 (Retry-After). */
+export const RETRY_AFTER_SECONDS = '5';
+
 /**
  * An error the gateway decided already phrased for HTTP: its status and a bounded reason for the
  * rejects metric (auth, bodies, routing, and what the domain decides in HTTP terms: an item too

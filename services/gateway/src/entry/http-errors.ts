@@ -1,6 +1,6 @@
 import type { ErrorCode, ErrorBody } from '@screenfleet/contracts';
 import { AppError } from '@screenfleet/contracts';
-import { HttpError } from '../domain/http-error';
+import { HttpError, RETRY_AFTER_SECONDS } from '../domain/http-error';
 
 /** The one place where error kinds become HTTP statuses. */
 const statusByCode: Record<ErrorCode, number> = {
@@ -47,7 +47,7 @@ export function toHttpFailure(error: unknown): HttpFailure {
         code: error.code,
       },
       // A client that sees 503 should come back, not give up or hammer.
-      headers: status === 503 ? { 'Retry-After': '5' } : {},
+      headers: status === 503 ? { 'Retry-After': RETRY_AFTER_SECONDS } : {},
     };
   }
   return {
