@@ -1,4 +1,5 @@
 export * from './topology';
+export * from './archive-state';
 export * from './envelope';
 export * from './errors';
 export * from './limits';

@@ -35,15 +35,7 @@ export {
   isStoreUnreachable,
   type StoreErrorKind,
 } from './store-errors';
-export type {
-  ArchivedChunkCleanup,
-  ArchiveCounters,
-  ArchiveLease,
-  ArchiveSettings,
-  ArchiveState,
-  ArchiveStateStore,
-  ArchiveWatermark,
-} from './archive-state-store';
+export type { ArchiveLease, ArchiveStateStore } from './archive-state-store';
 export {
   createSqliteDeadLetters,
   type DeadLetter,

@@ -1,5 +1,6 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
-import type { ArchiveState, ArchiveStateStore } from './archive-state-store';
+import type { ArchiveState } from '@screenfleet/contracts';
+import type { ArchiveStateStore } from './archive-state-store';
 import { watchConnection, type StoreLogger } from './mongo-connection';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 

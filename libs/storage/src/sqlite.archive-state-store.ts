@@ -1,4 +1,5 @@
-import type { ArchiveState, ArchiveStateStore } from './archive-state-store';
+import type { ArchiveState } from '@screenfleet/contracts';
+import type { ArchiveStateStore } from './archive-state-store';
 import {
   databaseFor,
   immediateTransaction,

@@ -1,4 +1,5 @@
-import type { ArchiveState, ArchiveStateStore } from '@screenfleet/storage';
+import type { ArchiveStateStore } from '@screenfleet/storage';
+import { initialArchiveState, type ArchiveState } from '@screenfleet/contracts';
 
 /** What an adapter's test file hands the contract: one empty place, opened as often as needed. */
 export interface ArchiveStateStoreFixture {
@@ -8,27 +9,13 @@ export interface ArchiveStateStoreFixture {
   cleanup(): Promise<void>;
 }
 
-/**
- * A full state. Cast, so fields the worker adds to ArchiveState later do not break this suite:
- * the adapter stores whatever it is given, which the "field the port does not know" test shows.
- */
+/** A full state: a never-run archive's, with `overrides`. */
 export function buildState(overrides: Partial<ArchiveState> = {}): ArchiveState {
-  const known: Partial<ArchiveState> = {
-    settings: { enabled: true, retention_days: 30, storage_limit: 10 * 1024 ** 3 },
-    initialised_at: null,
-    watermark: null,
-    last_cleanup: null,
-    last_error: null,
-    storage_used: 0,
-    counters: { chunks_uploaded: 0, items_archived: 0, media_files_uploaded: 0 },
-    failures: 0,
-    cleanup_pending: null,
-    media_files_pending: 0,
-    uploading_since: null,
-    run_requested_at: null,
-    updated_at: new Date('2026-11-23T00:00:00.000Z'),
+  const settings = { enabled: true, retention_days: 30, storage_limit: 10 * 1024 ** 3 };
+  return {
+    ...initialArchiveState(settings, new Date('2026-11-23T00:00:00.000Z')),
+    ...overrides,
   };
-  return { ...known, ...overrides } as ArchiveState;
 }
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, seconds));

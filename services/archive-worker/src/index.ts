@@ -2,16 +2,12 @@ import {
   queueNames,
   type ArchiveCommand,
   type ArchiveReply,
+  type ArchiveSettings,
   type ArchiveStatus,
 } from '@screenfleet/contracts';
 import type { Bus, Subscription } from '@screenfleet/bus';
 import type { BackoffOptions, Logger, Registry } from '@screenfleet/runtime';
-import type {
-  ArchiveSettings,
-  ArchiveStateStore,
-  ArchiveStore,
-  ContentStore,
-} from '@screenfleet/storage';
+import type { ArchiveStateStore, ArchiveStore, ContentStore } from '@screenfleet/storage';
 import { createArchiveCommands } from './domain/archive-commands';
 import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';

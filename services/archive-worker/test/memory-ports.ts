@@ -4,10 +4,9 @@
  * test that passes here fails for the same reasons against the real stores.
  */
 import { createHash } from 'node:crypto';
-import { NotFoundError } from '@screenfleet/contracts';
+import { NotFoundError, type ArchiveState } from '@screenfleet/contracts';
 import type {
   ArchiveObject,
-  ArchiveState,
   ArchiveStateStore,
   ArchiveStore,
   ContentDocument,

@@ -10,11 +10,11 @@ import {
   createMongoArchiveStateStore,
   createMongoContentStore,
   createS3ArchiveStore,
-  type ArchiveSettings,
   type ArchiveStore,
   type ContentDocument,
   type ContentStore,
 } from '@screenfleet/storage';
+import type { ArchiveSettings } from '@screenfleet/contracts';
 import { createArchiveWorker, type ArchiveWorkerDeps } from '@screenfleet/archive-worker';
 import {
   databaseName,

@@ -1,10 +1,13 @@
 import {
   ConflictError,
+  initialArchiveState,
   type ArchiveConfigureRequest,
   type ArchiveInitRequest,
+  type ArchiveSettings,
+  type ArchiveState,
 } from '@screenfleet/contracts';
-import type { ArchiveSettings, ArchiveState, ArchiveStateStore } from '@screenfleet/storage';
-import { initialArchiveState, type CommandFields } from './archive-state';
+import type { ArchiveStateStore } from '@screenfleet/storage';
+import type { CommandFields } from './archive-state';
 
 export interface CommandDeps {
   state: Pick<ArchiveStateStore, 'load' | 'update'>;

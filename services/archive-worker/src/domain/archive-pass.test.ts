@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ArchiveSettings, ContentDocument } from '@screenfleet/storage';
+import type { ContentDocument } from '@screenfleet/storage';
+import type { ArchiveSettings } from '@screenfleet/contracts';
 import {
   buildDoc,
   memoryArchiveStore,

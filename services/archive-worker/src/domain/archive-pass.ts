@@ -1,13 +1,16 @@
-import { AppError } from '@screenfleet/contracts';
+import {
+  AppError,
+  initialArchiveState,
+  type ArchiveSettings,
+  type ArchiveState,
+} from '@screenfleet/contracts';
 import type {
-  ArchiveSettings,
-  ArchiveState,
   ArchiveStateStore,
   ArchiveStore,
   ContentDocument,
   ContentStore,
 } from '@screenfleet/storage';
-import { initialArchiveState, withCommandFields, DAY_MS, type PassFields } from './archive-state';
+import { withCommandFields, DAY_MS, type PassFields } from './archive-state';
 import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
 import {
   buildManifest,

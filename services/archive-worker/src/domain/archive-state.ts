@@ -1,23 +1,4 @@
-import type { ArchiveSettings, ArchiveState } from '@screenfleet/storage';
-
-/** The state of an archive that never ran: settings from the environment, no progress. */
-export function initialArchiveState(settings: ArchiveSettings, now: Date): ArchiveState {
-  return {
-    settings,
-    initialised_at: null,
-    watermark: null,
-    last_cleanup: null,
-    last_error: null,
-    storage_used: 0,
-    counters: { chunks_uploaded: 0, items_archived: 0, media_files_uploaded: 0 },
-    failures: 0,
-    cleanup_pending: null,
-    media_files_pending: 0,
-    uploading_since: null,
-    run_requested_at: null,
-    updated_at: now,
-  };
-}
+import type { ArchiveState } from '@screenfleet/contracts';
 
 /**
  * The fields commands own (POST /archive/configure, /init, /run, and the storage limit at

@@ -1,5 +1,4 @@
-import type { ArchiveStatus } from '@screenfleet/contracts';
-import type { ArchiveState } from '@screenfleet/storage';
+import type { ArchiveState, ArchiveStatus } from '@screenfleet/contracts';
 
 /**
  * GET /archive/status from the state. Counters are cumulative since the archive was created

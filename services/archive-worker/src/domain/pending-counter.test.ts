@@ -1,4 +1,4 @@
-import type { ArchiveSettings } from '@screenfleet/storage';
+import type { ArchiveSettings } from '@screenfleet/contracts';
 import { createPendingCounter } from './pending-counter';
 
 const settings: ArchiveSettings = { enabled: true, retention_days: 30, storage_limit: 1024 };

@@ -1,4 +1,4 @@
-import type { ArchiveSettings } from '@screenfleet/storage';
+import type { ArchiveSettings } from '@screenfleet/contracts';
 
 interface Entry {
   retentionDays: number;

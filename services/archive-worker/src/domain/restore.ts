@@ -1,5 +1,5 @@
-import { ConflictError } from '@screenfleet/contracts';
-import type { ArchiveSettings, ArchiveStore, ContentStore } from '@screenfleet/storage';
+import { ConflictError, type ArchiveSettings } from '@screenfleet/contracts';
+import type { ArchiveStore, ContentStore } from '@screenfleet/storage';
 import { ArchiveObjectCorruptError, decodeChunk, openBytes } from './chunk-codec';
 import { manifestDay, type ManifestEntry } from './manifest';
 import type { MediaRestoreOutcome, MediaWriter } from './media-files';

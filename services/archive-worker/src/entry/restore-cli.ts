@@ -7,10 +7,10 @@
  * the archive is enabled (its next pass would archive the restored items again).
  */
 import { parseArgs } from 'node:util';
+import { initialArchiveState } from '@screenfleet/contracts';
 import { loadConfig, runMain } from '@screenfleet/runtime';
 import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfleet/storage';
 import { checkArchiveConfig, parseEncryptionKey, restoreConfigSpec } from '../config';
-import { initialArchiveState } from '../domain/archive-state';
 import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
 import { createLocalMediaWriter } from '../local-media-files';
 import { openArchiveStore } from '../open-stores';
