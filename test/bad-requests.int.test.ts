@@ -289,10 +289,6 @@ describe('POST /add refuses bad requests clearly', () => {
     await broker?.remove();
   });
 
-  it('has at least 40 cases', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(40);
-  });
-
   // Every row gets all four values: with fewer, jest would pass its done callback as `rule`.
   it.each(
     cases.map(([name, status, request, rule]) => [name, status, request, rule ?? ''] as const),

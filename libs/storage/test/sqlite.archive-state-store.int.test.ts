@@ -125,10 +125,6 @@ describe('sqlite archive state store', () => {
     await store.update({ failures: 1 });
     expect(await store.load(buildState())).toEqual(buildState({ failures: 1 }));
   });
-
-  it('when neither file nor database is given, then it says so', () => {
-    expect(() => createSqliteArchiveStateStore({})).toThrow(/file or a database/);
-  });
 });
 
 /** A child process on the same file (tsx, with the packages' sources): see the .child.ts file. */
