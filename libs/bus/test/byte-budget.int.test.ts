@@ -1,5 +1,5 @@
 import { createEnvelope } from '@screenfleet/contracts';
-import { buildTopology, TestBroker } from './support';
+import { buildTopology, TestBroker, waitUntil } from './support';
 
 // Prefetch counts messages; the byte budget bounds what the handlers hold, on the real broker.
 describe('amqp bus: byte budget of a consumer', () => {
@@ -41,7 +41,8 @@ describe('amqp bus: byte budget of a consumer', () => {
     bus.events.on('deliveries-paused', () => flow.push('paused'));
     bus.events.on('deliveries-resumed', () => flow.push('resumed'));
     await allAcked;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The last handler's bytes are freed after it returns: then the consumer resumes.
+    await waitUntil(bus, 'deliveries-resumed', () => flow[flow.length - 1] === 'resumed');
 
     expect(mostHeld).toBeLessThanOrEqual(budget);
     expect(mostHeld).toBeGreaterThanOrEqual(2 * messageBytes);
@@ -56,7 +57,7 @@ describe('amqp bus: byte budget of a consumer', () => {
       'content.frames',
       createEnvelope('content.batch', { text: 'late' }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitUntil(bus, 'acked', () => acked >= 17);
     expect(acked).toBe(17);
   });
 });
