@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@screenfleet/runtime';
 
 /** A process the harness started; stop() ends it and whatever it spawned, by PID only. */
 export interface StartedProcess {
@@ -34,28 +35,32 @@ export function startProcess(
   return { name, child, output: () => lines.join('\n') };
 }
 
-/** Polls `check` until it returns a value other than undefined, or throws after timeoutMs. */
+/**
+ * Polls `check` until it returns a value other than undefined, or throws after timeoutMs; a
+ * check that throws counts as not yet (the error is named if time runs out).
+ */
 export async function waitUntil<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs: number,
   intervalMs = 25,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-    }
-    await sleep(intervalMs);
-  }
+  return waitFor(
+    async () => {
+      try {
+        return await check();
+      } catch (error) {
+        lastError = error;
+        return undefined;
+      }
+    },
+    {
+      timeoutMs,
+      intervalMs,
+      what: () => what + (lastError instanceof Error ? ` (last error: ${lastError.message})` : ''),
+    },
+  );
 }
 
 /** PIDs of every live descendant of `pid`, read from /proc (children first found, then theirs). */
