@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { limits } from '@screenfleet/contracts';
 
 export const scopes = ['ingest', 'operator', 'archive:read', 'archive:write', 'metrics'] as const;
 export type Scope = (typeof scopes)[number];
@@ -54,8 +55,9 @@ export function parseTokens(json: string): TokenEntry[] {
   return value.map((raw: unknown, i) => {
     const entry = raw as Partial<Record<keyof TokenEntry, unknown>>;
     const where = `GATEWAY_TOKENS[${i}]`;
-    if (typeof entry.id !== 'string' || !entry.id)
-      throw new Error(`${where}.id must be a non-empty string`);
+    // Operator commands carry the id as requested_by, which agents check against this limit.
+    if (typeof entry.id !== 'string' || !entry.id || entry.id.length > limits.maxTokenIdLength)
+      throw new Error(`${where}.id must be a string of 1 to ${limits.maxTokenIdLength} characters`);
     if (typeof entry.token !== 'string' || entry.token.length < 16)
       throw new Error(`${where}.token must be a string of at least 16 characters`);
     if (!Array.isArray(entry.scopes) || !entry.scopes.every((s) => scopes.includes(s as Scope)))
