@@ -41,6 +41,39 @@ export interface TimeRange {
   device?: string;
 }
 
+/** What GET /search asks the store (the gateway parsed and resolved it; see libs/contracts). */
+export interface SearchQuery {
+  /**
+   * Normalised words (libs/contracts searchTerms(q): lower case, diacritics folded, unicode word
+   * split); an item matches when its text holds every one as a whole word. Empty: no text filter.
+   */
+  terms: string[];
+  /** Non-empty: the content types to include. */
+  contentTypes: ContentType[];
+  /** Inclusive bounds on the item's timestamp. */
+  from?: Date;
+  to?: Date;
+  /** Only these devices' items (a device_name filter, a device-bound token, or both). */
+  devices?: string[];
+  /** Within the name, case-insensitive (substring); items without one never match. */
+  appName?: string;
+  windowName?: string;
+  /** Characters (code points) of the item's text (itemText), inclusive. */
+  minLength?: number;
+  maxLength?: number;
+  /** newest: timestamp descending, then _id; relevance: best text match first, then newest. */
+  order: 'newest' | 'relevance';
+  limit: number;
+  offset: number;
+}
+
+export interface SearchResult {
+  /** One page, in the query's order. */
+  items: ContentDocument[];
+  /** Every item the same filters match, whatever the page: paging until offset >= total ends. */
+  total: number;
+}
+
 /**
  * The content_items collection, named after what the workers need. Errors meaning the server
  * cannot be reached reject with StoreUnavailableError (retry with backoff); others pass through.
@@ -63,5 +96,7 @@ export interface ContentStore {
    * file only when none does (many frames share one video file).
    */
   filePathsInUse(paths: string[]): Promise<Set<string>>;
+  /** Reads what is committed now: an item inserted before the call is found by it. */
+  search(query: SearchQuery): Promise<SearchResult>;
   close(): Promise<void>;
 }

@@ -4,6 +4,8 @@ export type {
   InsertResult,
   StoredOcrResult,
   TimeRange,
+  SearchQuery,
+  SearchResult,
 } from './content-store';
 export type { ArchiveObject, ArchiveStore } from './archive-store';
 export { ChecksumMismatchError } from './archive-errors';
