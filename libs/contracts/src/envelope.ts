@@ -10,6 +10,8 @@ export const messageTypes = [
   'operator.command',
   'operator.result',
   'operator.presence',
+  'search.request',
+  'search.reply',
 ] as const;
 
 export type MessageType = (typeof messageTypes)[number];

@@ -7,6 +7,13 @@ export * from './keys';
 export * from './operator-timing';
 export * from './operator-signing';
 export * from './timestamp';
+export {
+  parseSearchQuery,
+  parseSearchTime,
+  searchParameterNames,
+  type SearchOrder,
+  type SearchParameters,
+} from './search-query';
 export * from './schemas';
 export * from './schemas/operator.schema';
 export type * from './types';

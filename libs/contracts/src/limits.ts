@@ -41,4 +41,19 @@ export const limits = {
   maxMessageIdLength: 128,
   /** The archive's retention: a hundred years. */
   maxRetentionDays: 36_500,
+  /** GET /search: results per page when `limit` is absent (screenpipe's default). */
+  searchDefaultLimit: 20,
+  /**
+   * GET /search: a larger `limit` is answered with this many (pagination.limit says so), so a
+   * client paging by `offset += data.length` still reads everything; one page's reply must fit
+   * one broker message.
+   */
+  maxSearchLimit: 1000,
+  /**
+   * GET /search: `offset`, `min_length`, `max_length` and `max_content_length` at most this:
+   * past any real store, and an integer every store's driver takes as it is.
+   */
+  maxSearchInteger: 1_000_000_000,
+  /** GET /search: characters of `q`; longer is a 400 (no client sends sentences this long). */
+  maxSearchQueryLength: 1024,
 } as const;

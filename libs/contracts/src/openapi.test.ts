@@ -5,6 +5,7 @@ import {
   apiOperations,
   archiveActionResultSchema,
   buildOpenApiDocument,
+  searchParameterNames,
   toJsonSchema2020,
   validators,
   type ComponentName,
@@ -59,6 +60,7 @@ const validatorFor: Partial<Record<ComponentName, Validator<unknown>>> = {
   ArchiveStatus: validators.archiveStatus,
   OperationResult: validators.operationResult,
   ErrorBody: validators.errorBody,
+  SearchAnswer: validators.searchAnswer,
 };
 
 const componentOf = (media: Media): ComponentName =>
@@ -189,6 +191,20 @@ describe('the OpenAPI document', () => {
     expect(archiveActionResultSchema.properties.status).toHaveProperty('properties');
     expect(JSON.stringify(schemas.AddRequest)).toContain('#/components/schemas/ContentItem');
     expect(schemas.AddRequest?.required).toEqual(addRequestSchema.required);
+  });
+});
+
+describe('GET /search in the OpenAPI document', () => {
+  it('when its parameters are listed, then they are the ones the parser reads, plus the ignored timezone', () => {
+    const paths = buildOpenApiDocument().paths as Record<
+      string,
+      Record<string, { parameters: Array<{ name: string; in: string }> }>
+    >;
+    const parameters = paths['/search']?.get?.parameters ?? [];
+    expect(parameters.every((parameter) => parameter.in === 'query')).toBe(true);
+    expect(parameters.map((parameter) => parameter.name).sort()).toEqual(
+      [...searchParameterNames, 'timezone'].sort(),
+    );
   });
 });
 

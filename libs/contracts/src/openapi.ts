@@ -19,6 +19,13 @@ import {
 } from './schemas/operator.schema';
 import { cacheIdSchema, pressKeyRequestSchema } from './schemas/press-key.schema';
 import {
+  searchAnswerItemSchema,
+  searchAnswerSchema,
+  searchAudioContentSchema,
+  searchOcrContentSchema,
+  searchOrders,
+} from './schemas/search.schema';
+import {
   archiveStatusSchema,
   errorBodySchema,
   fieldErrorSchema,
@@ -55,6 +62,10 @@ const componentSchemas = {
   ArchiveInitRequest: archiveInitRequestSchema,
   ArchiveRestoreRequest: archiveRestoreRequestSchema,
   ArchiveActionResult: archiveActionResultSchema,
+  SearchAnswer: searchAnswerSchema,
+  SearchAnswerItem: searchAnswerItemSchema,
+  SearchOcrContent: searchOcrContentSchema,
+  SearchAudioContent: searchAudioContentSchema,
   DeviceName: deviceNameSchema,
   DateTimeWithOffset: dateTimeSchema,
 } as const;
@@ -140,7 +151,7 @@ export function toJsonSchema2020(
   return convert(schema, true);
 }
 
-export type ApiScope = 'ingest' | 'operator' | 'archive:read' | 'archive:write';
+export type ApiScope = 'ingest' | 'operator' | 'archive:read' | 'archive:write' | 'search';
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 502 | 503 | 504;
 
 interface Example {
@@ -148,17 +159,27 @@ interface Example {
   value: Json;
 }
 
+/** A query parameter, as OpenAPI writes it. */
+export interface QueryParameter {
+  name: string;
+  description: string;
+  schema: JsonObject;
+  example?: Json;
+}
+
 /** One route as the gateway serves it: what no schema can say. */
 export interface ApiOperation {
   method: 'get' | 'post';
   path: string;
   operationId: string;
-  tag: 'ingest' | 'operator' | 'archive' | 'meta';
+  tag: 'ingest' | 'search' | 'operator' | 'archive' | 'meta';
   summary: string;
   description: string;
   /** Null: served without a token. */
   scope: ApiScope | null;
   request?: { schema: ComponentName; required: boolean; examples: Record<string, Example> };
+  /** Query parameters (GET routes). */
+  parameters?: readonly QueryParameter[];
   response: { schema: ComponentName | null; description: string; example?: Json };
   errors: readonly ErrorStatus[];
 }
@@ -167,6 +188,91 @@ const authErrors = [401, 403, 405, 500] as const;
 const bodyErrors = [400, 413, 415] as const;
 const archiveErrors = [...authErrors, 502, 503] as const;
 const operatorErrors = [...authErrors, ...bodyErrors, 404, 503, 504] as const;
+
+const searchTime = (bound: string): QueryParameter => ({
+  name: `${bound}_time`,
+  description:
+    `Items at or ${bound === 'start' ? 'after' : 'before'} this time (inclusive): an RFC 3339 ` +
+    'date-time with an offset (`T` or a space between date and time) or a time relative to the ' +
+    "gateway's clock: `now`, `16h ago`, `2d`, `30m`, `1w` (s, m, h, d, w).",
+  schema: { type: 'string' },
+  example: bound === 'start' ? '16h ago' : '2026-11-22T10:00:00Z',
+});
+const searchLength = (name: string, description: string, minimum: number): QueryParameter => ({
+  name,
+  description,
+  schema: { type: 'integer', minimum, maximum: limits.maxSearchInteger },
+});
+
+/** GET /search's query (libs/contracts/src/search-query.ts parses it). */
+const searchParameters: readonly QueryParameter[] = [
+  {
+    name: 'q',
+    description:
+      'Words that must all occur in the text (case and diacritics ignored, no operators); ' +
+      'empty or absent: no text filter.',
+    schema: { type: 'string', maxLength: limits.maxSearchQueryLength },
+    example: 'quarterly report',
+  },
+  {
+    name: 'content_type',
+    description:
+      '`all` (default), `ocr` (frames), `audio` (transcriptions), or several joined by `+` ' +
+      '(`audio+ocr`; a `+` sent unencoded arrives as a space, which is read the same). Older ' +
+      "clients' values: `vision` = `ocr`; `ui`, `accessibility`, `input`, `memory` select " +
+      'nothing stored here (an empty answer).',
+    schema: { type: 'string', default: 'all' },
+    example: 'ocr',
+  },
+  {
+    name: 'limit',
+    description: `Results per page; larger values are answered with ${limits.maxSearchLimit} (pagination.limit says so).`,
+    schema: { type: 'integer', minimum: 1, default: limits.searchDefaultLimit },
+  },
+  {
+    name: 'offset',
+    description: 'Results to skip; page until `offset >= pagination.total`.',
+    schema: { type: 'integer', minimum: 0, maximum: limits.maxSearchInteger, default: 0 },
+  },
+  searchTime('start'),
+  searchTime('end'),
+  {
+    name: 'app_name',
+    description: 'Part of the application name, case-insensitive (transcriptions have none).',
+    schema: { type: 'string', maxLength: limits.maxNameLength },
+  },
+  {
+    name: 'window_name',
+    description: 'Part of the window title, case-insensitive (transcriptions have none).',
+    schema: { type: 'string', maxLength: limits.maxNameLength },
+  },
+  {
+    name: 'device_name',
+    description:
+      "Only this device's items. A token bound to devices sees only those: naming another is a " +
+      '403; leaving it out searches all of its devices.',
+    schema: { type: 'string', maxLength: limits.maxDeviceNameBytes },
+  },
+  searchLength('min_length', 'Only texts of at least this many characters.', 0),
+  searchLength('max_length', 'Only texts of at most this many characters.', 0),
+  searchLength(
+    'max_content_length',
+    'Texts longer than this are cut in the middle: the first and last parts joined by `…`, ' +
+      'this many characters in all.',
+    1,
+  ),
+  {
+    name: 'order',
+    description:
+      '`newest` (default): newest first. `relevance`: best text match first, then newest.',
+    schema: { type: 'string', enum: [...searchOrders], default: 'newest' },
+  },
+  {
+    name: 'timezone',
+    description: 'Accepted and ignored: every time is answered in UTC with `Z`.',
+    schema: { type: 'string' },
+  },
+];
 
 const sampleStatus = {
   enabled: true,
@@ -185,6 +291,68 @@ const sampleStatus = {
 
 /** Every route the gateway's API port serves (its /metrics, /healthz and /readyz are on the ops port). */
 export const apiOperations: readonly ApiOperation[] = [
+  {
+    method: 'get',
+    path: '/search',
+    operationId: 'search',
+    tag: 'search',
+    summary: 'Read back captured text: frames (OCR) and transcriptions',
+    description:
+      "screenpipe's GET /search, asked of the ingest workers over the broker. Newest first " +
+      '(or `order=relevance`); `pagination.total` counts exactly what the filters match, so ' +
+      'paging until `offset >= total` reads every item once; an item stored before the request ' +
+      'is found by it (no cache). Every field of a result is present, null when not recorded; ' +
+      "`frame_id` and `chunk_id` are our item ids, strings (screenpipe's are numbers). Times are " +
+      'UTC with `Z`. Unknown parameters are ignored (`include_frames`, `speaker_ids`, ' +
+      '`frame_name`, `browser_url`, `focused`...); a known one given twice is a 400. A page ' +
+      'larger than one broker message has its longest texts cut in the middle to fit.',
+    scope: 'search',
+    parameters: searchParameters,
+    response: {
+      schema: 'SearchAnswer',
+      description: 'One page of results and the total the filters match.',
+      example: {
+        data: [
+          {
+            type: 'OCR',
+            content: {
+              frame_id: '2t-3q2V8m0k1nXhZ5o4QpYfWcJr9aL6sTgE7uDbKxIyHvA',
+              text: 'Quarterly report\nRevenue up 12%',
+              timestamp: '2026-11-22T10:00:00.123Z',
+              file_path: '/data/frames/2026-11-22/10-00-00.mp4',
+              offset_index: null,
+              app_name: 'Chromium',
+              window_name: 'Docs - quarterly report',
+              tags: ['work'],
+              frame: null,
+              frame_name: null,
+              browser_url: null,
+              focused: true,
+              device_name: 'MacBook Pro',
+            },
+          },
+          {
+            type: 'Audio',
+            content: {
+              chunk_id: '2r-Hk3bV9x0Qm2LpZ7yWcT4nR8aJ5sFgE1uDoKiYtXvB',
+              transcription: 'the quarterly report is due friday',
+              timestamp: '2026-11-22T09:58:30.000Z',
+              file_path: null,
+              offset_index: null,
+              tags: [],
+              device_name: 'MacBook Pro',
+              device_type: null,
+              speaker: null,
+              start_time: null,
+              end_time: null,
+            },
+          },
+        ],
+        pagination: { limit: 20, offset: 0, total: 2 },
+      },
+    },
+    errors: [...authErrors, 400, 502, 503],
+  },
   {
     method: 'post',
     path: '/add',
@@ -314,6 +482,13 @@ export const apiOperations: readonly ApiOperation[] = [
       'Asked of the archive workers over the broker. The query (`?timezone=`) is accepted ' +
       'whatever its value and ignored: every time is ISO 8601 UTC with `Z`.',
     scope: 'archive:read',
+    parameters: [
+      {
+        name: 'timezone',
+        description: "Accepted (screenpipe's UI sends it) and ignored: times are UTC.",
+        schema: { type: 'string' },
+      },
+    ],
     response: {
       schema: 'ArchiveStatus',
       description: 'The archive status.',
@@ -503,14 +678,16 @@ const errorResponses: Record<
   },
   502: {
     name: 'BadGateway',
-    description: 'The archive worker answered something that breaks the contract.',
+    description:
+      'The archive worker (or, for /search, the ingest worker) answered something that breaks ' +
+      'the contract, or refused a request the gateway built.',
     example: errorExample('the archive worker sent an invalid reply: status is required'),
   },
   503: {
     name: 'ServiceUnavailable',
     description:
-      'The broker, the store, the desktop or the archive worker is unavailable (or did not ' +
-      'answer in time); come back after `Retry-After`.',
+      'The broker, the store, the desktop, the archive worker or (for /search) the ingest ' +
+      'workers are unavailable (or did not answer in time); come back after `Retry-After`.',
     example: errorExample('broker blocked: low on memory', 'broker_unavailable'),
     headers: retryAfter,
   },
@@ -529,6 +706,8 @@ const scopeText: Record<ApiScope, string> = {
     'Scope `archive:read`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
   'archive:write':
     'Scope `archive:write`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
+  search:
+    'Scope `search`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
 };
 
 const schemaRef = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
@@ -574,16 +753,12 @@ function operationObject(operation: ApiOperation): JsonObject {
       },
     };
   }
-  if (operation.path === '/archive/status') {
-    out.parameters = [
-      {
-        name: 'timezone',
-        in: 'query',
-        required: false,
-        description: "Accepted (screenpipe's UI sends it) and ignored: times are UTC.",
-        schema: { type: 'string' },
-      },
-    ];
+  if (operation.parameters) {
+    out.parameters = operation.parameters.map((parameter) => ({
+      in: 'query',
+      required: false,
+      ...parameter,
+    }));
   }
   return out;
 }
@@ -624,7 +799,7 @@ export function buildOpenApiDocument(): JsonObject {
       title: 'screenfleet gateway',
       version: '0.1.0',
       description:
-        "screenpipe-compatible HTTP API: content ingest, remote key presses, archive. Bodies' " +
+        "screenpipe-compatible HTTP API: content ingest and search, remote key presses, archive. Bodies' " +
         'rules are in libs/contracts/README.md. Schema extensions: format `date-time-offset` is ' +
         'an ISO 8601 date-time with a UTC offset (`Z`, `+08:00`); `x-max-bytes` bounds a string ' +
         'in UTF-8 bytes; `x-key-name` is a key name, modifier or key combination (a 400 lists ' +
@@ -633,6 +808,7 @@ export function buildOpenApiDocument(): JsonObject {
     },
     tags: [
       { name: 'ingest', description: 'Captured content in.' },
+      { name: 'search', description: 'Captured content back out.' },
       { name: 'operator', description: "Key presses into a device's desktop (experimental)." },
       { name: 'archive', description: 'Moving old items to an archive store and back.' },
       { name: 'meta', description: 'This description.' },
@@ -646,7 +822,8 @@ export function buildOpenApiDocument(): JsonObject {
           scheme: 'bearer',
           description:
             'Authorization: Bearer <token>. Tokens (GATEWAY_TOKENS) carry scopes (`ingest`, ' +
-            '`operator`, `archive:read`, `archive:write`) and may be bound to device names; each ' +
+            '`search`, `operator`, `archive:read`, `archive:write`) and may be bound to device ' +
+            'names; each ' +
             "route's scope is in its security requirement and description.",
         },
       },

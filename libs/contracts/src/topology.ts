@@ -39,6 +39,7 @@ export const queueNames = {
   ingestContent: 'ingest.content.v2',
   ingestContentDead: 'ingest.content.dead',
   archiveRpc: 'archive.rpc',
+  searchRpc: 'search.rpc',
   operatorPresence: 'operator.presence',
 } as const;
 
@@ -88,6 +89,8 @@ export const topology: Topology = {
     { name: queueNames.ingestContentDead, arguments: { 'x-queue-type': 'quorum' } },
     // Archive commands are worthless once the caller gave up: a classic queue, expiry per message.
     { name: queueNames.archiveRpc, arguments: { 'x-queue-type': 'classic' } },
+    // Searches, served by the ingest workers (they own the content store): the same reasoning.
+    { name: queueNames.searchRpc, arguments: { 'x-queue-type': 'classic' } },
     // Agents' heartbeats. A stream, not a queue: every gateway reads every heartbeat (consumers
     // do not compete), with no per-gateway queue to declare; old entries age out.
     {

@@ -24,6 +24,14 @@ import type {
 } from './schemas/operator.schema';
 import type { pressKeyRequestSchema } from './schemas/press-key.schema';
 import type {
+  searchAnswerSchema,
+  searchAudioContentSchema,
+  searchOcrContentSchema,
+  searchReplySchema,
+  searchRequestSchema,
+  searchAnswerItemSchema,
+} from './schemas/search.schema';
+import type {
   archiveStatusSchema,
   errorBodySchema,
   operationResultSchema,
@@ -54,3 +62,9 @@ export type ListCommand = Extract<OperatorCommand, { action: 'list' }>;
 export type PressCommand = Extract<OperatorCommand, { action: 'press' }>;
 export type OperatorResult = FromSchema<typeof operatorResultSchema>;
 export type OperatorPresence = FromSchema<typeof operatorPresenceSchema>;
+export type SearchRequest = FromSchema<typeof searchRequestSchema>;
+export type SearchReply = FromSchema<typeof searchReplySchema>;
+export type SearchAnswer = FromSchema<typeof searchAnswerSchema>;
+export type SearchAnswerItem = FromSchema<typeof searchAnswerItemSchema>;
+export type SearchOcrContent = FromSchema<typeof searchOcrContentSchema>;
+export type SearchAudioContent = FromSchema<typeof searchAudioContentSchema>;

@@ -18,6 +18,11 @@ import {
 } from './schemas/operator.schema';
 import { pressKeyRequestSchema } from './schemas/press-key.schema';
 import {
+  searchAnswerSchema,
+  searchReplySchema,
+  searchRequestSchema,
+} from './schemas/search.schema';
+import {
   archiveStatusSchema,
   errorBodySchema,
   operationResultSchema,
@@ -41,6 +46,9 @@ import type {
   OperatorPresence,
   OperatorResult,
   PressKeyRequest,
+  SearchAnswer,
+  SearchReply,
+  SearchRequest,
 } from './types';
 
 /** Compiled once per process; import these rather than compiling schemas again. */
@@ -81,4 +89,7 @@ export const validators = {
   operatorCommand: compileValidator<OperatorCommand>(operatorCommandSchema, 'operator command'),
   operatorResult: compileValidator<OperatorResult>(operatorResultSchema, 'operator result'),
   operatorPresence: compileValidator<OperatorPresence>(operatorPresenceSchema, 'operator presence'),
+  searchRequest: compileValidator<SearchRequest>(searchRequestSchema, 'search request'),
+  searchReply: compileValidator<SearchReply>(searchReplySchema, 'search reply'),
+  searchAnswer: compileValidator<SearchAnswer>(searchAnswerSchema, 'search answer'),
 };

@@ -16,3 +16,12 @@ export {
   archiveReplySchema,
   archiveRestoreRequestSchema,
 } from './archive.schema';
+export {
+  searchAnswerSchema,
+  searchAudioContentSchema,
+  searchOcrContentSchema,
+  searchOrders,
+  searchReplySchema,
+  searchRequestSchema,
+  searchAnswerItemSchema,
+} from './search.schema';
