@@ -115,13 +115,14 @@ async function servicesMetrics(): Promise<Record<string, string>> {
 
   createGatewayMetrics(registry('gateway'));
   createIngestWorker({
-    bus: { consume: unused('bus'), queueDepth: () => Promise.resolve(0) },
+    bus: { consume: unused('bus'), serve: unused('bus'), queueDepth: () => Promise.resolve(0) },
     store: unused('content store'),
     logger,
     registry: registry('ingest-worker'),
     prefetch: 1,
     grouping: { maxWeight: 1, maxWaitMs: 1 },
     retry: { initialMs: 1, maxMs: 1 },
+    searchPrefetch: 1,
   });
   const archiveDeps: ArchiveWorkerDeps = {
     bus: unused('bus'),

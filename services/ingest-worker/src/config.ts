@@ -56,6 +56,14 @@ export const ingestConfigSpec = defineConfig({
     default: 10,
     doc: 'Longest wait for more messages before inserting',
   },
+  searchPrefetch: {
+    env: 'INGEST_SEARCH_PREFETCH',
+    kind: 'integer',
+    min: 1,
+    max: 64,
+    default: 4,
+    doc: 'GET /search requests one worker answers at once (search.rpc); more wait for this or another worker',
+  },
   retryInitial: {
     env: 'INGEST_RETRY_INITIAL',
     kind: 'duration',

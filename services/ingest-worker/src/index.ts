@@ -8,15 +8,17 @@ import {
 } from '@screenfleet/runtime';
 import type { ContentStore } from '@screenfleet/storage';
 import { createContentBatchConsumer } from './entry/content-batch.consumer';
+import { createSearchRpcHandler } from './entry/search.rpc';
 import type { MicroBatcherOptions } from './domain/micro-batcher';
 import { createIngestMetrics } from './metrics';
 
 export { ingestConfigSpec } from './config';
 export { toDocuments } from './domain/to-documents';
+export { SEARCH_REPLY_MAX_BYTES } from './entry/search.rpc';
 
 export interface IngestWorkerDeps {
-  bus: Pick<Bus, 'consume' | 'queueDepth'>;
-  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes'>;
+  bus: Pick<Bus, 'consume' | 'queueDepth' | 'serve'>;
+  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes' | 'search'>;
   logger: Logger;
   registry: Registry;
   prefetch: number;
@@ -24,11 +26,17 @@ export interface IngestWorkerDeps {
   maxBytesInFlight?: number;
   grouping: MicroBatcherOptions;
   retry: BackoffOptions;
+  /** search.rpc requests answered at once (see INGEST_SEARCH_PREFETCH). */
+  searchPrefetch: number;
 }
 
 export interface IngestWorker {
+  /** Serves searches on search.rpc, then consumes content batches. */
   start(): Promise<void>;
-  /** Stops taking messages; those in hand are written and acked, or given back when the store is down. */
+  /**
+   * Stops taking messages and searches; batches in hand are written and acked (or given back
+   * when the store is down), searches in hand are answered.
+   */
   stop(): Promise<void>;
 }
 
@@ -38,6 +46,7 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   let stopping = false;
   const stopped = new AbortController();
   let subscription: Subscription | undefined;
+  let searching: Subscription | undefined;
   const consumer = createContentBatchConsumer({
     store: deps.store,
     metrics,
@@ -58,6 +67,17 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   return {
     async start() {
       await deps.store.ensureIndexes();
+      // A consumer of its own, so a search never waits behind batches in the prefetch window
+      // (and a slow search never holds a batch); first, so a started worker answers both.
+      searching = await deps.bus.serve(
+        queueNames.searchRpc,
+        createSearchRpcHandler({ store: deps.store, metrics, logger }),
+        { prefetch: deps.searchPrefetch },
+      );
+      logger.info(
+        { queue: queueNames.searchRpc, prefetch: deps.searchPrefetch },
+        'serving searches',
+      );
       subscription = await deps.bus.consume(queueNames.ingestContent, consumer.handle, {
         prefetch: deps.prefetch,
         ...(deps.maxBytesInFlight ? { maxBytesInFlight: deps.maxBytesInFlight } : {}),
@@ -71,8 +91,10 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       stopping = true;
       stopped.abort();
       const cancelled = subscription?.cancel();
+      const searchesAnswered = searching?.cancel();
       await consumer.drain();
       await cancelled;
+      await searchesAnswered;
     },
   };
 }

@@ -51,6 +51,7 @@ void runMain(
       maxBytesInFlight: config.maxBytesInFlight,
       grouping: { maxWeight: config.groupItems, maxWaitMs: config.groupWait },
       retry: { initialMs: config.retryInitial, maxMs: config.retryMax },
+      searchPrefetch: config.searchPrefetch,
     });
     await worker.start();
     const ops = await startOpsServer({
@@ -67,7 +68,10 @@ void runMain(
     onShutdown(
       logger,
       [
-        { name: 'stop consuming and finish messages in hand', run: () => worker.stop() },
+        {
+          name: 'stop consuming and finish the messages and searches in hand',
+          run: () => worker.stop(),
+        },
         { name: 'close the broker connection', run: () => bus.close() },
         { name: 'close the content store', run: () => store.close() },
         { name: 'close the ops server', run: () => ops.close() },

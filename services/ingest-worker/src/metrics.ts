@@ -2,6 +2,10 @@ import type { Outcome } from '@screenfleet/bus';
 import { queueNames } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
+/** How a search.rpc request ended: answered, or the refusal's code. */
+export const searchOutcomes = ['ok', 'validation_failed', 'store_unavailable', 'failed'] as const;
+export type SearchOutcome = (typeof searchOutcomes)[number];
+
 export function createIngestMetrics(
   registry: Registry,
   queueDepth: (queue: string) => Promise<number>,
@@ -58,7 +62,20 @@ export function createIngestMetrics(
       labelNames: ['outcome'] as const,
       registers,
     }),
+    searches: new Counter({
+      name: 'ingest_search_requests_total',
+      help: 'search.rpc requests answered, by outcome (ok, validation_failed, store_unavailable, failed)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    searchDuration: new Histogram({
+      name: 'ingest_search_duration_seconds',
+      help: 'From taking a search.rpc request to its reply (the store search and the mapping)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers,
+    }),
   };
+  for (const outcome of searchOutcomes) metrics.searches.inc({ outcome }, 0);
   // Every outcome from 0, so increase() in the alerts sees the first dead letter of a process.
   const outcomes: Record<Outcome, 0> = { ack: 0, retry: 0, dead: 0 };
   for (const outcome of Object.keys(outcomes)) metrics.outcomes.inc({ outcome }, 0);

@@ -1,0 +1,86 @@
+import {
+  AppError,
+  SCHEMA_VERSION,
+  createEnvelope,
+  sizeLimits,
+  validators,
+  type Envelope,
+  type SearchReply,
+  type SearchRequest,
+} from '@screenfleet/contracts';
+import type { Logger } from '@screenfleet/runtime';
+import type { ContentStore } from '@screenfleet/storage';
+import { toSearchAnswer } from '../domain/search-answer';
+import { toStoreQuery } from '../domain/search-query';
+import type { IngestMetrics } from '../metrics';
+
+/** Room in a reply message for the envelope around the answer (ids, times, `outcome`). */
+const ENVELOPE_BYTES = 4096;
+/** The answer's JSON at most: a reply over the broker's message limit closes the channel. */
+export const SEARCH_REPLY_MAX_BYTES = sizeLimits.maxMessageBytes - ENVELOPE_BYTES;
+
+export interface SearchRpcDeps {
+  store: Pick<ContentStore, 'search'>;
+  metrics: IngestMetrics;
+  logger: Logger;
+  /** Default SEARCH_REPLY_MAX_BYTES; tests make it small. */
+  maxReplyBytes?: number;
+}
+
+type Refusal = Extract<SearchReply, { outcome: 'refused' }>;
+
+/**
+ * Translates search.request messages on search.rpc into replies; every request is answered:
+ * with the page, or with why not (the store unreachable: `store_unavailable`, which the
+ * gateway answers 503; a request that breaks the contract: `validation_failed`).
+ */
+export function createSearchRpcHandler({ store, metrics, logger, maxReplyBytes }: SearchRpcDeps) {
+  return async (request: Envelope<unknown>): Promise<Envelope<SearchReply>> => {
+    const stop = metrics.searchDuration.startTimer();
+    const reply = await answer(request);
+    stop();
+    const outcome = reply.outcome === 'ok' ? 'ok' : reply.code;
+    metrics.searches.inc({ outcome });
+    logger.debug(
+      {
+        requestId: request.correlation_id,
+        outcome,
+        ...(reply.outcome === 'ok'
+          ? { results: reply.answer.data.length, total: reply.answer.pagination.total }
+          : {}),
+      },
+      'search answered',
+    );
+    return createEnvelope('search.reply', reply, { correlationId: request.correlation_id });
+  };
+
+  async function answer(request: Envelope<unknown>): Promise<SearchReply> {
+    const errors =
+      request.type !== 'search.request' || request.schema_version !== SCHEMA_VERSION
+        ? [{ detail: `not a search.request v${SCHEMA_VERSION}` }]
+        : validators.searchRequest.check(request.payload);
+    if (errors.length > 0) {
+      return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
+    }
+    const search = request.payload as SearchRequest;
+    try {
+      const result = await store.search(toStoreQuery(search));
+      return {
+        outcome: 'ok',
+        answer: toSearchAnswer(result, search, maxReplyBytes ?? SEARCH_REPLY_MAX_BYTES),
+      };
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'store_unavailable') {
+        logger.warn({ err: error, requestId: request.correlation_id }, 'search: store unavailable');
+        return refuse('store_unavailable', error.message);
+      }
+      logger.error({ err: error, requestId: request.correlation_id }, 'search failed');
+      // The cause stays in this log: a driver's message is no business of an HTTP client.
+      return refuse('failed', 'the search failed in the ingest worker (its log says why)');
+    }
+  }
+}
+
+function refuse(code: Refusal['code'], message: string): Refusal {
+  return { outcome: 'refused', code, message };
+}
