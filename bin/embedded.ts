@@ -130,9 +130,10 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       maxBytesInFlight: ingestConfig.maxBytesInFlight,
       grouping: { maxWeight: ingestConfig.groupItems, maxWaitMs: ingestConfig.groupWait },
       retry: { initialMs: ingestConfig.retryInitial, maxMs: ingestConfig.retryMax },
+      searchPrefetch: ingestConfig.searchPrefetch,
     });
     await ingest.start();
-    stops.push({ name: 'finish the batches in hand', run: () => ingest.stop() });
+    stops.push({ name: 'finish the batches and searches in hand', run: () => ingest.stop() });
 
     // A directory under the data directory unless ARCHIVE_DIR or ARCHIVE_STORE=s3 says otherwise.
     const archiveDir = path.resolve(
@@ -190,6 +191,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
         timeoutMs: gatewayConfig.operatorTimeout,
         signingKey: loadSigningKey(env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey),
       },
+      search: { timeoutMs: gatewayConfig.searchTimeout },
       archive: {
         timeoutMs: gatewayConfig.archiveTimeout,
         restoreTimeoutMs: gatewayConfig.archiveRestoreTimeout,

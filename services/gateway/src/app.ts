@@ -16,6 +16,7 @@ import { toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
+import { searchPath, searchRoutes } from './entry/search.routes';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -27,6 +28,10 @@ export interface GatewayDeps {
     timeoutMs?: number;
     /** Signs every command (Ed25519); agents run nothing unsigned. */
     signingKey?: KeyObject;
+  };
+  search?: {
+    /** How long GET /search waits for an ingest worker (503 after); default GATEWAY_SEARCH_TIMEOUT's. */
+    timeoutMs?: number;
   };
   archive?: {
     /** How long status, configure, init and run wait for the worker (503 after). */
@@ -45,6 +50,7 @@ declare module 'express-serve-static-core' {
 /** Routes and the methods they accept, for 405 answers with an Allow header. */
 const routes: Record<string, string[]> = {
   '/add': ['POST'],
+  [searchPath]: ['GET'],
   [operatorPaths.list]: ['POST'],
   [operatorPaths.press]: ['POST'],
   ...archiveRouteMethods,
@@ -68,6 +74,14 @@ export function createGatewayApp(
   // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
   // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));
+  app.use(
+    searchRoutes({
+      bus: deps.bus,
+      auth: deps.auth,
+      metrics: deps.metrics.search,
+      timeoutMs: deps.search?.timeoutMs ?? gatewayConfigSpec.searchTimeout.default,
+    }),
+  );
   app.use(
     operatorRoutes({
       bus: deps.bus,

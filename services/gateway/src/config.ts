@@ -61,6 +61,12 @@ export const gatewayConfigSpec = defineConfig({
     default: 3000,
     doc: 'Longest wait for the archive worker to answer status, configure, init or run (503 after); the request expires with it',
   },
+  searchTimeout: {
+    env: 'GATEWAY_SEARCH_TIMEOUT',
+    kind: 'duration',
+    default: 10000,
+    doc: 'Longest wait for an ingest worker to answer GET /search (503 after); the request expires with it, so a search nobody took in time is never run',
+  },
   archiveRestoreTimeout: {
     env: 'GATEWAY_ARCHIVE_RESTORE_TIMEOUT',
     kind: 'duration',

@@ -9,6 +9,7 @@ export {
   type ArchiveMetrics,
   type GatewayMetrics,
   type OperatorMetrics,
+  type SearchMetrics,
 } from './metrics';
 export {
   createTokenRegistry,

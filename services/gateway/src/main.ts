@@ -44,6 +44,7 @@ void runMain(
         timeoutMs: config.operatorTimeout,
         ...(signingKey ? { signingKey } : {}),
       },
+      search: { timeoutMs: config.searchTimeout },
       archive: {
         timeoutMs: config.archiveTimeout,
         restoreTimeoutMs: config.archiveRestoreTimeout,

@@ -4,7 +4,7 @@ type Registers = Registry[];
 
 /**
  * Every gateway metric on the process's registry: HTTP requests and batches at the top, operator
- * commands under `operator`, archive worker calls under `archive`. Labels are bounded (route
+ * commands under `operator`, archive worker calls under `archive`, searches under `search`. Labels are bounded (route
  * templates, status codes, reasons, actions), never devices.
  */
 export function createGatewayMetrics(registry: Registry) {
@@ -48,12 +48,14 @@ export function createGatewayMetrics(registry: Registry) {
     }),
     operator: operatorMetrics(registers),
     archive: archiveMetrics(registers),
+    search: searchMetrics(registers),
   };
 }
 
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 export type OperatorMetrics = GatewayMetrics['operator'];
 export type ArchiveMetrics = GatewayMetrics['archive'];
+export type SearchMetrics = GatewayMetrics['search'];
 
 /** Operator commands; labels are bounded (action, result = 'success' or an error code). */
 function operatorMetrics(registers: Registers) {
@@ -110,6 +112,28 @@ function archiveMetrics(registers: Registers) {
       help: 'Archive worker calls from request to reply (or to giving up), by action',
       labelNames: ['action'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 3, 10, 60, 120],
+      registers,
+    }),
+  };
+}
+
+/**
+ * GET /search relayed to the ingest workers over search.rpc; result is bounded: 'ok', the
+ * worker's refusal code (store_unavailable, validation_failed, failed), or why no valid answer
+ * came (timeout, broker_unavailable, invalid_reply).
+ */
+function searchMetrics(registers: Registers) {
+  return {
+    calls: new Counter({
+      name: 'gateway_search_rpc_total',
+      help: 'Searches asked of the ingest workers, by result (ok, a refusal code, or timeout, broker_unavailable, invalid_reply)',
+      labelNames: ['result'] as const,
+      registers,
+    }),
+    callDuration: new Histogram({
+      name: 'gateway_search_rpc_duration_seconds',
+      help: 'Searches from request to reply (or to giving up)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
   };

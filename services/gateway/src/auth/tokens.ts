@@ -1,7 +1,14 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { limits } from '@screenfleet/contracts';
 
-export const scopes = ['ingest', 'operator', 'archive:read', 'archive:write', 'metrics'] as const;
+export const scopes = [
+  'ingest',
+  'search',
+  'operator',
+  'archive:read',
+  'archive:write',
+  'metrics',
+] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface TokenGrant {

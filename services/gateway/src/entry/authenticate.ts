@@ -10,13 +10,14 @@ export interface AuthOptions {
 }
 
 /**
- * What screenpipe's unmodified local clients need: pushing content, and reading and setting up
- * the archive (its desktop app posts /archive/init and /archive/configure without a token).
+ * What screenpipe's unmodified local clients need: pushing content, searching it (its SDK's
+ * queryScreenpipe and pipes send no token), and reading and setting up the archive (its desktop
+ * app posts /archive/init and /archive/configure without a token).
  * Never the operator scope: a key press into a desktop always needs a token, even locally.
  */
 const anonymousLoopback: TokenGrant = {
   id: 'unauthenticated-loopback',
-  scopes: ['ingest', 'archive:read', 'archive:write'],
+  scopes: ['ingest', 'search', 'archive:read', 'archive:write'],
 };
 
 declare module 'express-serve-static-core' {
