@@ -14,7 +14,7 @@ export const tokens = {
   all: {
     id: 'test-all',
     token: 'test-token-all-scopes-0001',
-    scopes: ['ingest', 'operator', 'archive:read', 'archive:write', 'metrics'],
+    scopes: ['ingest', 'search', 'operator', 'archive:read', 'archive:write', 'metrics'],
   },
   ingestDesk1: {
     id: 'test-desk1',
@@ -23,6 +23,12 @@ export const tokens = {
     devices: ['desk-1'],
   },
   operatorOnly: { id: 'test-operator', token: 'test-token-operator-only-01', scopes: ['operator'] },
+  searchDesk1: {
+    id: 'test-search-desk1',
+    token: 'test-token-search-desk-1-01',
+    scopes: ['search'],
+    devices: ['desk-1'],
+  },
   archiveReader: {
     id: 'test-archive-reader',
     token: 'test-token-archive-read-only-01',

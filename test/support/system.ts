@@ -34,6 +34,8 @@ export interface RunningSystem {
   content: ContentStore;
   dataDir: string;
   archiveDir: string;
+  /** Distributed mode only (embedded runs them in one process): stops one service's process. */
+  stopService?: (service: 'ingest-worker' | 'archive-worker') => Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -116,12 +118,16 @@ async function startDistributedSystem(
     });
     processes.push(gateway);
     const listening = await gateway.waitForLog(/gateway listening/);
+    const byName = { 'ingest-worker': ingest, 'archive-worker': archiver };
     return {
       mode: 'distributed',
       url: `http://127.0.0.1:${Number(listening.port)}`,
       content,
       dataDir,
       archiveDir,
+      stopService: async (service) => {
+        await byName[service].stop('SIGTERM');
+      },
       stop,
     };
   } catch (error) {
