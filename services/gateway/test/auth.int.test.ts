@@ -31,6 +31,7 @@ describe('gateway auth set-up', () => {
     expect(statSync(path.join(dataDir, 'gateway-token')).mode & 0o777).toBe(0o600);
     expect(first.auth.tokens.find(first.localToken!.entry.token)?.scopes).toEqual([
       'ingest',
+      'search',
       'operator',
       'archive:read',
       'archive:write',
