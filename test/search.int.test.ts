@@ -407,7 +407,8 @@ describe.each(modes)('GET /search in %s mode', (mode) => {
   });
 
   // Last: it stops the ingest workers. Embedded mode runs them in the gateway's process, so
-  // there is no worker to stop there (the gateway's side of this is in search-commands.test.ts).
+  // there is no worker to stop there; services/gateway/src/entry/search.routes.test.ts shows
+  // the 503 over the in-process bus with nothing serving search.rpc.
   (mode === 'distributed' ? it : it.skip)(
     'when the ingest workers are stopped, then a search is 503 with a reason and Retry-After',
     async () => {

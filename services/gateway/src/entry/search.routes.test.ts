@@ -2,11 +2,12 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createEnvelope,
+  topology,
   type Envelope,
   type SearchAnswer,
   type SearchRequest,
 } from '@screenfleet/contracts';
-import type { Bus } from '@screenfleet/bus';
+import { createMemoryBus, type Bus } from '@screenfleet/bus';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
 import { createGatewayApp } from '../app';
 import { createTokenRegistry } from '../auth/tokens';
@@ -207,3 +208,44 @@ function captured(run: () => unknown): unknown {
   }
   throw new Error('expected a throw');
 }
+
+// Embedded mode's bus, with nothing serving search.rpc: the end-to-end suite cannot stop the
+// in-process ingest worker, so the embedded path to the 503 is shown here.
+describe('GET /search over the in-process bus with no ingest worker serving', () => {
+  it('when no worker takes the search, then 503 after the timeout, with a reason and Retry-After', async () => {
+    const bus = createMemoryBus({ topology });
+    const logger = createLogger({ service: 'test', level: 'silent' });
+    const app = createGatewayApp(
+      {
+        bus,
+        auth: {
+          tokens: createTokenRegistry([tokens.all]),
+          allowUnauthenticatedLoopback: false,
+        },
+        metrics: createGatewayMetrics(createMetrics()),
+        logger,
+        search: { timeoutMs: 300 },
+      },
+      createOperatorPresence({ bus, logger }),
+    );
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const started = Date.now();
+      const response = await get(`http://127.0.0.1:${port}/search?q=x`, {
+        authorization: `Bearer ${tokens.all.token}`,
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body.message).toBe(
+        'no ingest worker answered the search within 300 ms (is an ingest worker running?)',
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await bus.close();
+    }
+  });
+});
