@@ -21,6 +21,7 @@ export { validators } from './validators';
 export { toFieldErrors, type Validator } from './validate';
 export { scanJsonSizes } from './json-scan';
 export * from './content-size';
+export { searchTerms, searchWords } from './search-terms';
 export {
   apiOperations,
   buildOpenApiDocument,
