@@ -45,10 +45,11 @@ export interface TimeRange {
 export interface SearchQuery {
   /**
    * Normalised words (libs/contracts searchTerms(q): lower case, diacritics folded, unicode word
-   * split); an item matches when its text holds every one as a whole word. Empty: no text filter.
+   * split); an item matches when its text (itemText) holds every one as a whole word. The stores
+   * normalise them again (idempotent), so unnormalised words work too. Empty: no text filter.
    */
   terms: string[];
-  /** Non-empty: the content types to include. */
+  /** The content types to include; empty matches nothing. */
   contentTypes: ContentType[];
   /** Inclusive bounds on the item's timestamp. */
   from?: Date;
@@ -58,11 +59,19 @@ export interface SearchQuery {
   /** Within the name, case-insensitive (substring); items without one never match. */
   appName?: string;
   windowName?: string;
-  /** Characters (code points) of the item's text (itemText), inclusive. */
+  /** Characters (code points, textLength) of the item's text (itemText), inclusive. */
   minLength?: number;
   maxLength?: number;
-  /** newest: timestamp descending, then _id; relevance: best text match first, then newest. */
+  /**
+   * newest: timestamp descending; items of the same millisecond in an order that is stable but
+   * the store's own (mongo: _id descending; sqlite: the order they were stored, latest first).
+   * relevance (with terms; without, it is newest): best text match first, then newest. sqlite
+   * ranks by BM25; mongo (FerretDB computes no score) by the shortest text, which is BM25's
+   * order once term frequencies are left out. Both put a short text holding the words above a
+   * long one.
+   */
   order: 'newest' | 'relevance';
+  /** Items per page; 0 gives only the total. */
   limit: number;
   offset: number;
 }

@@ -7,6 +7,7 @@ export type {
   SearchQuery,
   SearchResult,
 } from './content-store';
+export { itemText, textLength } from './content-text';
 export type { ArchiveObject, ArchiveStore } from './archive-store';
 export { ChecksumMismatchError } from './archive-errors';
 export { checkArchiveKey } from './archive-key';

@@ -5,8 +5,22 @@ import {
   type Filter,
   type WriteError,
 } from 'mongodb';
-import type { ContentDocument, ContentStore, InsertResult, TimeRange } from './content-store';
+import type {
+  ContentDocument,
+  ContentStore,
+  InsertResult,
+  SearchQuery,
+  SearchResult,
+  TimeRange,
+} from './content-store';
 import { watchConnection, type StoreLogger } from './mongo-connection';
+import {
+  searchFields,
+  searchFilter,
+  searchSort,
+  withoutSearchFields,
+  type StoredItem,
+} from './mongo.content-search';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions {
@@ -22,11 +36,16 @@ export interface MongoContentStoreOptions {
   logger?: StoreLogger;
 }
 
-// What the workers filter on: a device's items by time, all items by time, items by tag.
+// What the workers filter on: a device's items by time, all items by time, items by tag; and
+// what search needs on MongoDB: a query word (multikey) with its items newest first, and all
+// items newest first (read backwards; scanRange's (timestamp, _id) order reads it forwards).
+// FerretDB v1 creates them all but plans every one of these queries as a scan.
 const indexes = [
   { key: { device_name: 1, timestamp: 1 }, name: 'device_name_1_timestamp_1' },
   { key: { timestamp: 1 }, name: 'timestamp_1' },
   { key: { tags: 1 }, name: 'tags_1' },
+  { key: { search_terms: 1, timestamp: -1 }, name: 'search_terms_1_timestamp_-1' },
+  { key: { timestamp: 1, _id: 1 }, name: 'timestamp_1__id_1' },
 ] as const;
 
 /**
@@ -42,7 +61,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
   watchConnection(client, options.logger, 'content store');
   const items = client
     .db(options.database)
-    .collection<ContentDocument>(options.collection ?? 'content_items');
+    .collection<StoredItem>(options.collection ?? 'content_items');
 
   return {
     ensureIndexes: () =>
@@ -77,19 +96,42 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         return new Set(rows.map((row) => row._id));
       }),
 
+    search: (query) => translated('search', () => searchItems(items, query)),
+
     close: () => client.close(),
   };
 }
 
+async function searchItems(
+  items: Collection<StoredItem>,
+  query: SearchQuery,
+): Promise<SearchResult> {
+  const filter = searchFilter(query);
+  const [page, total] = await Promise.all([
+    // limit(0) would mean "no limit" to the server.
+    query.limit === 0
+      ? []
+      : items
+          .find(filter, { projection: withoutSearchFields })
+          .sort(searchSort(query))
+          .skip(query.offset)
+          .limit(query.limit)
+          .toArray(),
+    items.countDocuments(filter),
+  ]);
+  return { items: page as ContentDocument[], total };
+}
+
 async function insertIgnoringStored(
-  items: Collection<ContentDocument>,
+  items: Collection<StoredItem>,
   docs: ContentDocument[],
 ): Promise<InsertResult> {
   if (docs.length === 0) return { inserted: 0, alreadyStored: 0 }; // the driver rejects empty batches
   try {
     // Unordered inserts with deterministic _ids instead of upserts: on FerretDB upserts are 200x
     // slower, and a duplicate key per item is exactly the "already stored" answer we need.
-    const result = await items.insertMany(docs, { ordered: false });
+    const stored = docs.map((doc): StoredItem => ({ ...doc, ...searchFields(doc) }));
+    const result = await items.insertMany(stored, { ordered: false });
     return { inserted: result.insertedCount, alreadyStored: 0 };
   } catch (error) {
     const duplicates = duplicateKeyErrors(error);
@@ -110,7 +152,7 @@ function duplicateKeyErrors(error: unknown): number | undefined {
 }
 
 async function* scanChunks(
-  items: Collection<ContentDocument>,
+  items: Collection<StoredItem>,
   range: TimeRange,
   chunkSize: number,
 ): AsyncGenerator<ContentDocument[]> {
@@ -123,7 +165,7 @@ async function* scanChunks(
     // Keyset pagination on (timestamp, _id) rather than skip: each query starts strictly after
     // the last item returned, so equal timestamps across chunk borders come exactly once and
     // deletions of scanned items (the archive worker's job) do not shift the next chunk.
-    const filter: Filter<ContentDocument> = after
+    const filter: Filter<StoredItem> = after
       ? {
           $and: [
             base,
@@ -137,7 +179,11 @@ async function* scanChunks(
         }
       : base;
     const chunk = await translated('scanRange', () =>
-      items.find(filter).sort({ timestamp: 1, _id: 1 }).limit(chunkSize).toArray(),
+      items
+        .find(filter, { projection: withoutSearchFields })
+        .sort({ timestamp: 1, _id: 1 })
+        .limit(chunkSize)
+        .toArray(),
     );
     if (chunk.length === 0) return;
     yield chunk;
@@ -147,7 +193,7 @@ async function* scanChunks(
   }
 }
 
-function rangeFilter(range: TimeRange): Filter<ContentDocument> {
+function rangeFilter(range: TimeRange): Filter<StoredItem> {
   const timestamp = range.from ? { $gte: range.from, $lt: range.to } : { $lt: range.to };
   return range.device === undefined ? { timestamp } : { device_name: range.device, timestamp };
 }

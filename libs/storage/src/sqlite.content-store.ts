@@ -1,12 +1,25 @@
-import type { ContentDocument, ContentStore, InsertResult, TimeRange } from './content-store';
+import type {
+  ContentDocument,
+  ContentStore,
+  InsertResult,
+  SearchQuery,
+  SearchResult,
+  TimeRange,
+} from './content-store';
 import {
   databaseFor,
   immediateTransaction,
   statementCache,
-  tableName,
   type SqliteDatabase,
 } from './sqlite-database';
-import { fromJson, toJson } from './sqlite-json';
+import { fromJson } from './sqlite-json';
+import {
+  contentTables,
+  deleteItemRows,
+  ensureContentSchema,
+  insertItemRow,
+} from './sqlite.content-schema';
+import { searchSql } from './sqlite.content-search';
 import { toStoreError } from './store-errors';
 
 export interface SqliteContentStoreOptions {
@@ -20,36 +33,23 @@ export interface SqliteContentStoreOptions {
 /**
  * ContentStore in one SQLite table, for the embedded mode. Each item is a row: its document as
  * JSON (Dates tagged, so they come back as Dates) beside the columns the queries filter and sort
- * on. The API is synchronous, so each operation runs whole before the next starts in this
- * process; every write is one BEGIN IMMEDIATE transaction, so other connections to the file
- * see all of it or none of it.
+ * on, and a row in an FTS5 search index, written and deleted in the same transaction
+ * (sqlite.content-schema.ts, sqlite.content-search.ts). The API is synchronous, so each
+ * operation runs whole before the next starts in this process; every write is one BEGIN
+ * IMMEDIATE transaction, so other connections to the file see all of it or none of it.
  */
 export function createSqliteContentStore(options: SqliteContentStoreOptions): ContentStore {
   const { database, owned } = databaseFor(options, 'content store');
   const { db } = database;
-  const name = options.table ?? 'content_items';
-  const table = tableName(name, 'table');
+  const tables = contentTables(options.table ?? 'content_items');
+  const { table } = tables;
   const sql = statementCache(db);
-
-  // timestamp_ms: milliseconds since the epoch (UTC), the same precision as BSON dates, so the
-  // (timestamp, id) order is the Mongo adapter's; id compares as binary UTF-8, as Mongo's does.
-  const schema = `
-    CREATE TABLE IF NOT EXISTS ${table} (
-      id TEXT PRIMARY KEY NOT NULL,
-      device_name TEXT NOT NULL,
-      timestamp_ms INTEGER NOT NULL,
-      file_path TEXT,
-      document TEXT NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS "${name}_timestamp_id" ON ${table} (timestamp_ms, id);
-    CREATE INDEX IF NOT EXISTS "${name}_device_timestamp_id" ON ${table} (device_name, timestamp_ms, id);
-    CREATE INDEX IF NOT EXISTS "${name}_file_path" ON ${table} (file_path);`;
 
   // Created on first use too, so a store works before ensureIndexes (as a Mongo collection does).
   let schemaReady = false;
   function ensureSchema(): void {
     if (schemaReady) return;
-    immediateTransaction(db, () => db.exec(schema));
+    immediateTransaction(db, () => ensureContentSchema(db, sql, tables));
     schemaReady = true;
   }
 
@@ -65,27 +65,29 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
 
   function insertIgnoringStored(docs: ContentDocument[]): InsertResult {
     if (docs.length === 0) return { inserted: 0, alreadyStored: 0 };
-    // ON CONFLICT(id) DO NOTHING rather than INSERT OR IGNORE: only a stored id is "already
-    // stored"; OR IGNORE would also skip a row breaking NOT NULL and count it as stored.
-    const insert = sql(
-      `INSERT INTO ${table} (id, device_name, timestamp_ms, file_path, document)
-       VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-    );
     const inserted = immediateTransaction(db, () => {
       let count = 0;
-      for (const doc of docs) {
-        const { changes } = insert.run(
-          doc._id,
-          doc.device_name,
-          doc.timestamp.getTime(),
-          doc.file_path,
-          toJson(doc),
-        );
-        count += changes;
-      }
+      for (const doc of docs) count += insertItemRow(sql, tables, doc);
       return count;
     });
     return { inserted, alreadyStored: docs.length - inserted };
+  }
+
+  function search(query: SearchQuery): SearchResult {
+    // An empty list of types or devices matches nothing (FTS5 has no empty OR).
+    if (query.contentTypes.length === 0 || query.devices?.length === 0) {
+      return { items: [], total: 0 };
+    }
+    const { page, count } = searchSql(tables, query);
+    // One read transaction, so the page and the total see the same commit.
+    db.exec('BEGIN');
+    try {
+      const rows = page ? (sql(page.text).all(...page.params) as Array<{ document: string }>) : [];
+      const { n } = sql(count.text).get(...count.params) as { n: number };
+      return { items: rows.map((row) => fromJson<ContentDocument>(row.document)), total: n };
+    } finally {
+      db.exec('COMMIT');
+    }
   }
 
   async function* scanChunks(
@@ -137,13 +139,10 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
         return (row as { n: number }).n;
       }),
 
-    // The ids travel as one JSON array (json_each) rather than one variable each: no limit on
-    // how many (SQLite allows 32766 variables), and one statement text to prepare.
     deleteByIds: (ids) =>
       translated('deleteByIds', () => {
         if (ids.length === 0) return 0;
-        const remove = sql(`DELETE FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`);
-        return immediateTransaction(db, () => remove.run(JSON.stringify(ids)).changes);
+        return immediateTransaction(db, () => deleteItemRows(sql, tables, ids));
       }),
 
     filePathsInUse: (paths) =>
@@ -155,6 +154,8 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
         ).all(JSON.stringify(paths)) as Array<{ file_path: string }>;
         return new Set(rows.map((row) => row.file_path));
       }),
+
+    search: (query) => translated('search', () => search(query)),
 
     close: () => {
       if (owned) database.close();

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '@screenfleet/contracts';
 import { createMongoContentStore, type ContentStore } from '@screenfleet/storage';
 import { MongoClient } from 'mongodb';
 import { databaseName, killMongo, mongoUrl, startMongo } from '../../../test/services';
+import { describeContentSearchContract } from './content-search.contract';
 import { buildItem, describeContentStoreContract, t } from './content-store.contract';
 
 const database = databaseName('content_store');
@@ -27,10 +28,12 @@ afterAll(async () => {
 });
 
 // Each test gets its own collection; the database goes at the end.
-describeContentStoreContract('mongo (FerretDB)', () => {
+function freshStore() {
   const store = makeStore();
   return Promise.resolve({ store, cleanup: () => store.close() });
-});
+}
+describeContentStoreContract('mongo (FerretDB)', freshStore);
+describeContentSearchContract('mongo (FerretDB)', freshStore);
 
 describe('mongo content store, when the database server goes away', () => {
   let store: ContentStore | undefined;

@@ -11,6 +11,7 @@ import {
   type ContentStore,
 } from '@screenfleet/storage';
 import { buildState } from './archive-state-store.contract';
+import { describeContentSearchContract } from './content-search.contract';
 import { buildItem, describeContentStoreContract, t } from './content-store.contract';
 
 // A real file in a temp directory (fsync, WAL, locks), so this is an integration test even
@@ -19,7 +20,7 @@ function tempDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'sf-sqlite-content-'));
 }
 
-describeContentStoreContract('sqlite (libsql)', () => {
+function freshStore() {
   const dir = tempDir();
   const store = createSqliteContentStore({ file: path.join(dir, 'screenfleet.db') });
   return Promise.resolve({
@@ -29,7 +30,9 @@ describeContentStoreContract('sqlite (libsql)', () => {
       await rm(dir, { recursive: true, force: true });
     },
   });
-});
+}
+describeContentStoreContract('sqlite (libsql)', freshStore);
+describeContentSearchContract('sqlite (libsql)', freshStore);
 
 describe('sqlite content store', () => {
   let dir: string;

@@ -1,0 +1,212 @@
+import { searchWords } from '@screenfleet/contracts';
+import type Database from 'libsql';
+import type { ContentDocument } from './content-store';
+import { itemText, textLength } from './content-text';
+import { tableName } from './sqlite-database';
+import { fromJson, toJson } from './sqlite-json';
+import { ContentRejectedError } from './store-errors';
+
+/**
+ * An item's `seq` (its rowid, and the rowid of its search-index row) is
+ * `timestamp_ms * SLOTS_PER_MS + n`, n counting the items stored with that same millisecond. So
+ * rowid order is time order, and the search index alone answers "these words, in this time
+ * range, newest first" and counts it, without reading an item row (notes in search()). It is an
+ * INTEGER PRIMARY KEY, so it never changes (VACUUM renumbers implicit rowids).
+ */
+export const SLOTS_PER_MS = 32768;
+/** |timestamp_ms| below 2^48 (years -6950 to 10889): seq stays within SQLite's 64-bit integers. */
+export const MAX_ABS_MS = 2 ** 48;
+
+/** The item table and its search index, names checked and quoted for SQL text. */
+export interface ContentTables {
+  name: string;
+  table: string;
+  search: string;
+}
+
+export function contentTables(name: string): ContentTables {
+  return { name, table: tableName(name, 'table'), search: tableName(`${name}_search`, 'table') };
+}
+
+type Statements = (sql: string) => Database.Statement;
+
+// timestamp_ms: milliseconds since the epoch (UTC), the same precision as BSON dates, so the
+// (timestamp, id) order is the Mongo adapter's; id compares as binary UTF-8, as Mongo's does.
+// The folded names and text_length are search filters (lower case by JavaScript's rules:
+// SQLite's lower() and LIKE fold ASCII only). libsql binds every JavaScript number as a REAL,
+// hence the CASTs wherever a number is multiplied.
+const createTable = (table: string) => `
+  CREATE TABLE IF NOT EXISTS ${table} (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    device_name TEXT NOT NULL,
+    timestamp_ms INTEGER NOT NULL,
+    file_path TEXT,
+    content_type TEXT NOT NULL,
+    app_name_folded TEXT,
+    window_name_folded TEXT,
+    text_length INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    CONSTRAINT seq_within_its_millisecond
+      CHECK (seq >= timestamp_ms * ${SLOTS_PER_MS} AND seq < (timestamp_ms + 1) * ${SLOTS_PER_MS})
+  );`;
+
+// Contentless (the text is in the item's document already), with deletes by rowid. `words`
+// holds searchWords(itemText), already folded, so the index and a query agree by construction
+// (the tokenizer's own folding then changes nothing); repeats are kept: BM25 counts them.
+// `device` and `type` hold one token each (searchIndexTokens), so the device and type filters,
+// the commonest after words and time, are answered by the index too, totals included.
+const createSearchIndex = (search: string) => `
+  CREATE VIRTUAL TABLE IF NOT EXISTS ${search} USING fts5(
+    words, device, type,
+    content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+  );`;
+
+/**
+ * The one token of a device in the search index: its name's UTF-8 in hex, so any name (spaces,
+ * punctuation, any script) is a single exact token of letters and digits; prefixed, so even an
+ * empty name is a token.
+ */
+export function deviceToken(deviceName: string): string {
+  return `d${Buffer.from(deviceName, 'utf8').toString('hex')}`;
+}
+
+/** What the search index holds for an item: its words, device and content type. */
+function searchIndexRow(doc: ContentDocument, text: string): [string, string, string] {
+  return [searchWords(text).join(' '), deviceToken(doc.device_name), doc.content_type];
+}
+
+const createIndexes = ({ name, table }: ContentTables) => `
+  CREATE INDEX IF NOT EXISTS "${name}_timestamp_id" ON ${table} (timestamp_ms, id);
+  CREATE INDEX IF NOT EXISTS "${name}_device_timestamp_id" ON ${table} (device_name, timestamp_ms, id);
+  CREATE INDEX IF NOT EXISTS "${name}_file_path" ON ${table} (file_path);`;
+
+/**
+ * Creates the tables and indexes, or brings a file written before search existed up to date:
+ * there the item table has no seq and no search columns, so it is rebuilt into the current
+ * shape and every item indexed, once. Run inside a write transaction, so a crash leaves the old
+ * table as it was and another connection waits and then finds the work done.
+ */
+export function ensureContentSchema(
+  db: Database.Database,
+  sql: Statements,
+  tables: ContentTables,
+): void {
+  const columns = (
+    db.prepare(`SELECT name FROM pragma_table_info(?)`).all(tables.name) as Array<{ name: string }>
+  ).map((column) => column.name);
+  const indexed = db
+    .prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`)
+    .get(`${tables.name}_search`);
+  db.exec(createSearchIndex(tables.search));
+  if (columns.length > 0 && !columns.includes('seq')) rebuildBeforeSearch(db, sql, tables);
+  else if (columns.length > 0 && !indexed) indexStoredItems(db, sql, tables);
+  db.exec(createTable(tables.table));
+  db.exec(createIndexes(tables));
+}
+
+/** The old table's rows, re-inserted as insertItems would insert them now. */
+function rebuildBeforeSearch(db: Database.Database, sql: Statements, tables: ContentTables): void {
+  const next = contentTables(`${tables.name}_rebuilt`);
+  db.exec(`DROP TABLE IF EXISTS ${next.table}`);
+  db.exec(createTable(next.table));
+  const target = { ...next, search: tables.search };
+  const read = db.prepare(
+    `SELECT rowid AS position, document FROM ${tables.table} WHERE rowid > ? ORDER BY rowid LIMIT 1000`,
+  );
+  let after = 0;
+  for (;;) {
+    const rows = read.all(after) as Array<{ position: number; document: string }>;
+    if (rows.length === 0) break;
+    for (const row of rows) insertItemRow(sql, target, fromJson<ContentDocument>(row.document));
+    after = rows[rows.length - 1]!.position;
+  }
+  db.exec(`DROP TABLE ${tables.table}`);
+  db.exec(`ALTER TABLE ${next.table} RENAME TO ${tables.table}`);
+}
+
+/**
+ * Fills a missing search index (dropped by hand) from the items: keyed by id, since a seq does
+ * not pass through a JavaScript number intact (it exceeds 2^53).
+ */
+function indexStoredItems(db: Database.Database, sql: Statements, tables: ContentTables): void {
+  const first = db.prepare(`SELECT id, document FROM ${tables.table} ORDER BY id LIMIT 1000`);
+  const next = db.prepare(
+    `SELECT id, document FROM ${tables.table} WHERE id > ? ORDER BY id LIMIT 1000`,
+  );
+  const index = sql(
+    `INSERT INTO ${tables.search} (rowid, words, device, type)
+     VALUES ((SELECT seq FROM ${tables.table} WHERE id = ?), ?, ?, ?)`,
+  );
+  let after: string | undefined;
+  for (;;) {
+    const rows = (after === undefined ? first.all() : next.all(after)) as Array<{
+      id: string;
+      document: string;
+    }>;
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const doc = fromJson<ContentDocument>(row.document);
+      index.run(row.id, ...searchIndexRow(doc, itemText(doc)));
+    }
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/**
+ * Inserts one item and its search-index row, in the caller's transaction. Returns 1, or 0 when
+ * its id was stored before (nothing written then).
+ */
+export function insertItemRow(
+  sql: Statements,
+  tables: ContentTables,
+  doc: ContentDocument,
+): number {
+  const timestampMs = doc.timestamp.getTime();
+  if (!(Math.abs(timestampMs) < MAX_ABS_MS)) {
+    throw new ContentRejectedError(
+      `content store refused item ${doc._id}: its timestamp ${String(doc.timestamp)} is outside what it can order`,
+    );
+  }
+  const text = itemText(doc);
+  // seq: the next free place in the item's millisecond. Should 32768 items share one, the CHECK
+  // refuses the next one (a constraint error: ContentRejectedError) rather than misfile it.
+  const { changes } = sql(
+    `INSERT INTO ${tables.table} (seq, id, device_name, timestamp_ms, file_path, content_type,
+       app_name_folded, window_name_folded, text_length, document)
+     VALUES (
+       (SELECT coalesce(max(seq) + 1, CAST(?1 AS INTEGER) * ${SLOTS_PER_MS}) FROM ${tables.table}
+        WHERE seq >= CAST(?1 AS INTEGER) * ${SLOTS_PER_MS}
+          AND seq < (CAST(?1 AS INTEGER) + 1) * ${SLOTS_PER_MS}),
+       ?2, ?3, ?1, ?4, ?5, ?6, ?7, ?8, ?9)
+     ON CONFLICT (id) DO NOTHING`,
+  ).run(
+    timestampMs,
+    doc._id,
+    doc.device_name,
+    doc.file_path,
+    doc.content_type,
+    doc.app_name?.toLowerCase() ?? null,
+    doc.window_name?.toLowerCase() ?? null,
+    textLength(text),
+    toJson(doc),
+  );
+  if (changes === 0) return 0;
+  sql(
+    `INSERT INTO ${tables.search} (rowid, words, device, type) VALUES (last_insert_rowid(), ?, ?, ?)`,
+  ).run(...searchIndexRow(doc, text));
+  return 1;
+}
+
+/** Deletes the items and their search-index rows, in the caller's transaction. */
+export function deleteItemRows(sql: Statements, tables: ContentTables, ids: string[]): number {
+  // The ids travel as one JSON array (json_each) rather than one variable each: no limit on
+  // how many (SQLite allows 32766 variables), and one statement text to prepare.
+  const json = JSON.stringify(ids);
+  sql(
+    `DELETE FROM ${tables.search} WHERE rowid IN
+       (SELECT seq FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?)))`,
+  ).run(json);
+  return sql(`DELETE FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?))`).run(json)
+    .changes;
+}
