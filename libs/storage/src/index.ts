@@ -8,6 +8,11 @@ export type {
   SearchResult,
 } from './content-store';
 export { itemText, textLength } from './content-text';
+export {
+  backfillSearchTerms,
+  type SearchBackfillOptions,
+  type SearchBackfillReport,
+} from './mongo.search-backfill';
 export type { ArchiveObject, ArchiveStore } from './archive-store';
 export { ChecksumMismatchError } from './archive-errors';
 export { checkArchiveKey } from './archive-key';
