@@ -65,6 +65,8 @@ export function memoryContentStore(initial: ContentDocument[] = []) {
             .filter((p) => p !== null && paths.includes(p)) as string[],
         ),
       ),
+    // The archive worker never searches; a test that makes it do so should fail loudly.
+    search: () => Promise.reject(new Error('memoryContentStore does not search')),
     close: () => Promise.resolve(),
   };
   return store;
