@@ -35,6 +35,27 @@ function freshStore() {
 describeContentStoreContract('mongo (FerretDB)', freshStore);
 describeContentSearchContract('mongo (FerretDB)', freshStore);
 
+describe('mongo content store indexes', () => {
+  it('when indexes are ensured, then search’s are made on MongoDB only: FerretDB scans for search whatever the indexes', async () => {
+    const store = makeStore();
+    const client = await MongoClient.connect(mongoUrl(), { serverSelectionTimeoutMS: 5000 });
+    try {
+      await store.ensureIndexes();
+      const db = client.db(database);
+      const ferretDb = 'ferretdbVersion' in (await db.command({ buildInfo: 1 }));
+      const indexes = await db.collection(`content_items_${collections}`).listIndexes().toArray();
+      const names = indexes.map((index) => String((index as { name: unknown }).name)).sort();
+
+      const workers = ['_id_', 'device_name_1_timestamp_1', 'tags_1', 'timestamp_1'];
+      const search = ['search_terms_1_timestamp_-1', 'timestamp_1__id_1'];
+      expect(names).toEqual((ferretDb ? workers : [...workers, ...search]).sort());
+    } finally {
+      await client.close();
+      await store.close();
+    }
+  });
+});
+
 describe('mongo content store, when the database server goes away', () => {
   let store: ContentStore | undefined;
 
