@@ -1,5 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BrokerUnavailableError, createEnvelope, type Envelope } from '@screenfleet/contracts';
+import { DeviceTakenError, type Bus } from '@screenfleet/bus';
+import { waitFor } from '@screenfleet/runtime';
 import { closeBrokerConnections } from '../../../test/services';
 import { buildTopology, TestBroker, timed, waitForEvent, waitUntil } from './support';
 
@@ -8,6 +10,15 @@ interface Batch {
 }
 
 const buildBatch = (n: number) => createEnvelope<Batch>('content.batch', { n });
+const buildCommand = (key: string) => createEnvelope('operator.command', { key });
+
+/** An agent on `bus` for `device` that answers every command with its own name. */
+const serveAs = (bus: Bus, device: string, by: string) =>
+  bus.serveDevice(device, (command) =>
+    Promise.resolve(
+      createEnvelope('operator.result', { by }, { correlationId: command.correlation_id }),
+    ),
+  );
 
 describe('amqp bus: broker connection lost', () => {
   const broker = new TestBroker();
@@ -136,5 +147,70 @@ describe('amqp bus: broker connection lost', () => {
     await expect(bus.publish(t.exchange, 'content.frames', buildBatch(2))).resolves.toBeUndefined();
     expect(disconnected).not.toHaveBeenCalled();
     expect(bus.isConnected()).toBe(true);
+  });
+
+  it("when the server closes an agent's connection, then it reconnects and serves its device again from the same named queue", async () => {
+    const t = buildTopology();
+    const { bus: gateway } = await broker.startBus(t);
+    const { bus: agent, connectionName } = await broker.startBus(t);
+    const device = 'desk-reconnect';
+    await serveAs(agent, device, 'agent');
+    const connected = waitForEvent(agent, 'connected');
+
+    expect(await closeBrokerConnections(connectionName)).toBe(1);
+    await connected;
+
+    const reply = await gateway.sendToDevice<{ by: string }>(device, buildCommand('a'), {
+      timeoutMs: 5000,
+    });
+    expect(reply.payload.by).toBe('agent');
+  });
+
+  it('when another agent took the device while this one was cut off, then this one keeps retrying without taking a command, and serves the device once the other stops', async () => {
+    const t = buildTopology();
+    const { bus: gateway } = await broker.startBus(t);
+    // The first agent's failed reconnects, as its log says them.
+    const refusals: unknown[] = [];
+    const quiet = () => undefined;
+    const logger = {
+      debug: quiet,
+      info: quiet,
+      error: quiet,
+      warn: (details: object, message?: string) => {
+        if (message === 'reconnect failed') refusals.push((details as { err?: unknown }).err);
+      },
+    };
+    const { bus: first, connectionName } = await broker.startBus(t, {
+      // Slow enough for the second agent to take the device before the first tries again.
+      reconnect: { initialMs: 1000, maxMs: 1000 },
+      logger,
+    });
+    const { bus: second } = await broker.startBus(t);
+    const device = 'desk-contended';
+    await serveAs(first, device, 'first');
+    const disconnected = waitForEvent(first, 'disconnected');
+    expect(await closeBrokerConnections(connectionName)).toBe(1);
+    await disconnected;
+    // The broker dropped the first agent's queue with its connection: the second may take it.
+    const secondServes = await serveAs(second, device, 'second');
+
+    await waitFor(() => refusals.length >= 2, {
+      timeoutMs: 10_000,
+      what: "two of the first agent's reconnects to fail",
+    });
+    for (const err of refusals) expect(err).toBeInstanceOf(DeviceTakenError);
+    expect(first.isConnected()).toBe(false);
+    const held = await gateway.sendToDevice<{ by: string }>(device, buildCommand('b'), {
+      timeoutMs: 5000,
+    });
+    expect(held.payload.by).toBe('second');
+
+    const connected = waitForEvent(first, 'connected');
+    await secondServes.cancel();
+    await connected;
+    const taken = await gateway.sendToDevice<{ by: string }>(device, buildCommand('c'), {
+      timeoutMs: 5000,
+    });
+    expect(taken.payload.by).toBe('first');
   });
 });
