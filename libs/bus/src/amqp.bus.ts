@@ -180,6 +180,7 @@ class AmqpBus implements Bus {
     device: string,
     handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
   ): Promise<Subscription> {
+    this.assertOpen();
     const queue = deviceQueueName(device, this.operatorExchange);
     // The broker refuses a second connection; this refuses a second serve on this one.
     if (this.servedDevices.has(device)) throw new DeviceTakenError(device, queue);

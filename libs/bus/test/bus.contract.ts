@@ -490,5 +490,19 @@ export function describeBusContract(name: string, factory: () => BusUnderTest): 
         bus.sendToDevice('desk-gone', buildCommand('b'), { timeoutMs: 5000 }),
       ).rejects.toBeInstanceOf(DeviceUnavailableError);
     });
+
+    it('when the bus is closed, then serving a device it served rejects BrokerUnavailableError, not that another agent has it', async () => {
+      const t = buildTopology();
+      const bus = await adapter.startBus(t);
+      await bus.serveDevice<Command, object>('desk-closed', (command) =>
+        Promise.resolve(replyTo(command, {})),
+      );
+
+      await bus.close();
+
+      await expect(
+        bus.serveDevice('desk-closed', () => Promise.reject(new Error('never'))),
+      ).rejects.toBeInstanceOf(BrokerUnavailableError);
+    });
   });
 }
