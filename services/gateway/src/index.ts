@@ -19,7 +19,6 @@ export {
   type TokenEntry,
 } from './auth/tokens';
 export { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './auth/local-token';
-export { isLoopback } from './auth/loopback';
 export { resolveAuth, type AuthSetup } from './auth/auth-setup';
 export type { GatewayDeps } from './app';
 

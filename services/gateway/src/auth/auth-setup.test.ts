@@ -1,5 +1,4 @@
 import { resolveAuth } from './auth-setup';
-import { isLoopback } from './loopback';
 
 // What resolveAuth decides before it touches the data directory (the local token file is in
 // ../../test/auth.int.test.ts). The directory here does not exist: nothing may use it.
@@ -62,17 +61,5 @@ describe('gateway auth set-up', () => {
     ['not json', 'GATEWAY_TOKENS must be a JSON list of {id, token, scopes, devices?}'],
   ])('when GATEWAY_TOKENS is %s, then start-up fails saying why', (value, message) => {
     expect(() => resolveAuth(config({ tokens: value }))).toThrow(message);
-  });
-
-  it.each([
-    ['127.0.0.1', true],
-    ['127.8.9.10', true],
-    ['::1', true],
-    ['::ffff:127.0.0.1', true],
-    ['0.0.0.0', false],
-    ['192.168.1.2', false],
-    ['::', false],
-  ])('when the address is %s, then loopback is %s', (address, expected) => {
-    expect(isLoopback(address)).toBe(expected);
   });
 });

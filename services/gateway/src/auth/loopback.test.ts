@@ -1,6 +1,18 @@
-import { isLoopbackHost, isLoopbackOrigin } from './loopback';
+import { isLoopback, isLoopbackHost, isLoopbackOrigin } from './loopback';
 
-describe('loopback Host and Origin headers', () => {
+describe('loopback: the peer address, the Host and Origin headers', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['0.0.0.0', false],
+    ['192.168.1.2', false],
+    ['::', false],
+  ])('when the peer address is %s, then loopback is %s', (address, expected) => {
+    expect(isLoopback(address)).toBe(expected);
+  });
+
   it.each([
     ['127.0.0.1:3030', true],
     ['127.0.0.1', true],
