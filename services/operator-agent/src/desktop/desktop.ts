@@ -108,8 +108,9 @@ export interface Desktop {
   /**
    * Holds the modifiers, presses and releases the key, then releases every modifier, also when
    * the press fails. Names are canonical (libs/contracts keys.ts); anything else is refused
-   * (ValidationError) before a key goes down. Presses never interleave: concurrent calls run one after the other. No key
-   * goes down once the deadline has passed (DeadlinePassedError); releases always go.
+   * (ValidationError) before a key goes down. Presses never interleave: concurrent calls run one
+   * after the other. No key goes down once the deadline has passed (DeadlinePassedError);
+   * releases always go.
    */
   pressKey(key: KeyName, modifiers: ModifierName[], options?: CallOptions): Promise<void>;
   close(): Promise<void>;

@@ -36,8 +36,9 @@ export function startProcess(
 }
 
 /**
- * Polls `check` until it returns a value other than undefined, or throws after timeoutMs; a
- * check that throws counts as not yet (the error is named if time runs out).
+ * Polls `check` until it returns a value (not undefined, null or false: runtime's waitFor), or
+ * throws after timeoutMs; a check that throws counts as not yet (the error is named if time
+ * runs out).
  */
 export async function waitUntil<T>(
   what: string,
