@@ -11,25 +11,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { createSqliteContentStore, openSqliteDatabase } from '@screenfleet/storage';
+import { portOpen } from '../../bin/ports';
 import { buildBatch } from './content';
 
 const clone = path.resolve(process.argv[2] ?? '.');
 const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 interface Started {
   child: ChildProcess;
