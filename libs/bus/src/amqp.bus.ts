@@ -206,11 +206,13 @@ class AmqpBus implements Bus {
         handle: (envelope, message, channel) =>
           this.answer(`device ${device}`, envelope as Envelope<Req>, message, channel, handler),
       });
+      // Once: a late second cancel must not free the device that a new serve holds by then.
+      let cancelled: Promise<void> | undefined;
       return {
-        cancel: async () => {
-          await subscription.cancel();
-          this.servedDevices.delete(device);
-        },
+        cancel: () =>
+          (cancelled ??= subscription.cancel().then(() => {
+            this.servedDevices.delete(device);
+          })),
       };
     } catch (err) {
       this.servedDevices.delete(device);

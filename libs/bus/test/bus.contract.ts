@@ -491,6 +491,22 @@ export function describeBusContract(name: string, factory: () => BusUnderTest): 
       ).rejects.toBeInstanceOf(DeviceUnavailableError);
     });
 
+    it('when a stopped subscription of a device is cancelled again after the device is served anew, then the device stays taken', async () => {
+      const t = buildTopology();
+      const bus = await adapter.startBus(t);
+      const serve = () =>
+        bus.serveDevice<Command, object>('desk-again', (command) =>
+          Promise.resolve(replyTo(command, {})),
+        );
+      const stopped = await serve();
+      await stopped.cancel();
+      await serve();
+
+      await stopped.cancel();
+
+      await expect(serve()).rejects.toBeInstanceOf(DeviceTakenError);
+    });
+
     it('when the bus is closed, then serving a device it served rejects BrokerUnavailableError, not that another agent has it', async () => {
       const t = buildTopology();
       const bus = await adapter.startBus(t);
