@@ -1,0 +1,136 @@
+/**
+ * bench:search's embedded ingest figures: the same documents inserted, 100 per transaction, into
+ * the SQLite content store (search on: its FTS5 index, the seq key and the folded-name and
+ * length columns, all written with the item) and into the table the store had before search
+ * existed (search off; its schema and insert copied from commit c2afd16: id primary key, the
+ * same three indexes, the document as tagged JSON). Both through openSqliteDatabase (WAL,
+ * synchronous = FULL), in fresh files of the same directory, alternating, BENCH_SEARCH_INGEST_
+ * ROUNDS rounds. So the difference is what search adds to a write.
+ *
+ * A third variant splits that cost: the store itself, with its search table made a plain table
+ * before the store creates its schema (CREATE VIRTUAL TABLE IF NOT EXISTS then keeps it). Each
+ * item's words are still computed and written as a row, but FTS5 builds no inverted index: the
+ * gap to the store is the FTS5 index alone.
+ *
+ * Not measured through POST /add: the launcher has no way to store without the index short of
+ * a production switch for it, and the HTTP and bus share of an ingest is bench:embedded's.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import type Database from 'libsql';
+import {
+  createSqliteContentStore,
+  openSqliteDatabase,
+  type ContentDocument,
+} from '@screenfleet/storage';
+import { median } from './stats';
+
+const ROUNDS = Number(process.env.BENCH_SEARCH_INGEST_ROUNDS ?? 3);
+
+// The pre-search table (c2afd16's sqlite.content-store.ts).
+const preSearchSchema = `
+  CREATE TABLE content_items (
+    id TEXT PRIMARY KEY NOT NULL,
+    device_name TEXT NOT NULL,
+    timestamp_ms INTEGER NOT NULL,
+    file_path TEXT,
+    document TEXT NOT NULL
+  );
+  CREATE INDEX "content_items_timestamp_id" ON content_items (timestamp_ms, id);
+  CREATE INDEX "content_items_device_timestamp_id" ON content_items (device_name, timestamp_ms, id);
+  CREATE INDEX "content_items_file_path" ON content_items (file_path);`;
+
+/** The store's JSON with Dates tagged (libs/storage sqlite-json.ts toJson), the same work. */
+function toJson(value: unknown): string {
+  return JSON.stringify(value, function (this: Record<string, unknown>, key, encoded: unknown) {
+    return this[key] instanceof Date ? { $date: encoded } : encoded;
+  });
+}
+
+function insertWithoutSearch(db: Database.Database, docs: ContentDocument[]): void {
+  const insert = db.prepare(
+    `INSERT INTO content_items (id, device_name, timestamp_ms, file_path, document)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+  );
+  for (let i = 0; i < docs.length; i += 100) {
+    db.exec('BEGIN IMMEDIATE');
+    for (const doc of docs.slice(i, i + 100)) {
+      insert.run(doc._id, doc.device_name, doc.timestamp.getTime(), doc.file_path, toJson(doc));
+    }
+    db.exec('COMMIT');
+  }
+}
+
+async function storeInsert(
+  database: ReturnType<typeof openSqliteDatabase>,
+  docs: ContentDocument[],
+): Promise<void> {
+  const store = createSqliteContentStore({ database });
+  await store.ensureIndexes();
+  for (let i = 0; i < docs.length; i += 100) await store.insertItems(docs.slice(i, i + 100));
+  await store.close();
+}
+
+async function rate(
+  file: string,
+  docs: ContentDocument[],
+  insert: (database: ReturnType<typeof openSqliteDatabase>) => Promise<void>,
+): Promise<number> {
+  const database = openSqliteDatabase(file);
+  try {
+    const started = performance.now();
+    await insert(database);
+    return docs.length / ((performance.now() - started) / 1000);
+  } finally {
+    database.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  }
+}
+
+const costPercent = (on: number, off: number) => Math.round((1 - on / off) * 1000) / 10;
+
+export async function embeddedIngest(
+  dir: string,
+  docs: ContentDocument[],
+  log: (message: string) => void,
+) {
+  const on: number[] = [];
+  const off: number[] = [];
+  const noFts: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    off.push(
+      await rate(path.join(dir, 'ingest-off.db'), docs, (database) => {
+        database.db.exec(preSearchSchema);
+        insertWithoutSearch(database.db, docs);
+        return Promise.resolve();
+      }),
+    );
+    on.push(
+      await rate(path.join(dir, 'ingest-on.db'), docs, (database) => storeInsert(database, docs)),
+    );
+    noFts.push(
+      await rate(path.join(dir, 'ingest-no-fts.db'), docs, (database) => {
+        database.db.exec('CREATE TABLE content_items_search (words, device, type)');
+        return storeInsert(database, docs);
+      }),
+    );
+    log(
+      `embedded ingest round ${round + 1}: on ${Math.round(on[round]!)} items/s, off ${Math.round(off[round]!)}, store without FTS5 ${Math.round(noFts[round]!)}`,
+    );
+  }
+  const onRate = median(on);
+  const offRate = median(off);
+  return {
+    store: {
+      items: docs.length,
+      rounds: ROUNDS,
+      on_items_per_s: Math.round(onRate),
+      off_items_per_s: Math.round(offRate),
+      index_cost_percent: costPercent(onRate, offRate),
+      store_without_fts5_items_per_s: Math.round(median(noFts)),
+      fts5_index_cost_percent: costPercent(onRate, median(noFts)),
+    },
+    http_path:
+      'not measured: no honest way to switch the index off in the launcher (see bench/search-ingest.ts)',
+  };
+}
