@@ -5,7 +5,9 @@
  * existed (search off; its schema and insert copied from commit c2afd16: id primary key, the
  * same three indexes, the document as tagged JSON). Both through openSqliteDatabase (WAL,
  * synchronous = FULL), in fresh files of the same directory, alternating, BENCH_SEARCH_INGEST_
- * ROUNDS rounds. So the difference is what search adds to a write.
+ * ROUNDS rounds. So the difference is what search adds to a write. The documents go in in time
+ * order, as a capture sends them: the store's rows are keyed by time (seq), so inserting them
+ * out of order would measure page splits of the item table, not the index.
  *
  * A third variant splits that cost: the store itself, with its search table made a plain table
  * before the store creates its schema (CREATE VIRTUAL TABLE IF NOT EXISTS then keeps it). Each
