@@ -3,6 +3,7 @@
  * (started or found by global-setup.ts), unique names, and ways to really break them.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { startFerretDb, stopFerretDb } from '../../bin/ferretdb';
 import { startMinioServer, stopMinioServer } from './minio';
@@ -30,10 +31,16 @@ export const brokerUrl = () => required('TEST_RABBITMQ_URL');
 export const mongoUrl = () => required('TEST_MONGODB_URL');
 
 let counter = 0;
-/** A name no other test or run uses: for queues, exchanges, databases and devices. */
+/**
+ * A name no other test or run uses: for queues, exchanges, databases and devices. The random
+ * part matters: jest gives each test file a fresh copy of this module (the counter restarts at
+ * 0) and `--runInBand` runs every file in one process (same pid), so pid and counter alone named
+ * a later file's database after an earlier file's, state and all.
+ */
 export function uniqueName(prefix: string): string {
   counter += 1;
-  return `${prefix}-${required('TEST_RUN_ID')}-${process.pid}-${counter}`;
+  const random = randomBytes(3).toString('hex');
+  return `${prefix}-${required('TEST_RUN_ID')}-${process.pid}-${counter}${random}`;
 }
 
 /** A fresh database name (FerretDB and MongoDB both accept these characters). */

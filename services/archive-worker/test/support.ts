@@ -1,5 +1,4 @@
 /** What the archive worker's integration tests share: real stores of their own per test. */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { tmpdir } from 'node:os';
@@ -76,9 +75,7 @@ export interface Stores {
 
 /** A fresh database on the real MongoDB-protocol server and a fresh archive (MinIO or a dir). */
 export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
-  // uniqueName's counter restarts in every test file (jest reloads modules), and this run's
-  // process id is shared by all of them: a random part keeps each file's databases apart.
-  const database = `${databaseName('archive')}_${randomBytes(4).toString('hex')}`;
+  const database = databaseName('archive');
   const content = createMongoContentStore({
     url: mongoUrl(),
     database,
@@ -91,10 +88,7 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
   let dir: string | undefined;
   if (kind === 's3') {
     const given = s3Settings();
-    s3 = given.bucket
-      ? { bucket: given.bucket, prefix: uniqueName('archive') }
-      : // uniqueName restarts per test file (see above): a random prefix keeps files apart.
-        { bucket: s3BucketName('sf-aw'), prefix: `archive-${randomBytes(4).toString('hex')}` };
+    s3 = { bucket: given.bucket ?? s3BucketName('sf-aw'), prefix: uniqueName('archive') };
     archive = createS3ArchiveStore({
       endpoint: given.endpoint,
       region: given.region,
