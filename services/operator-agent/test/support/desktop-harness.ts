@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { startProcess, stopProcess, succeeds, waitUntil, type StartedProcess } from './processes';
-import { startTestPage, type KeydownReport, type TestPageServer } from './test-page';
+import {
+  startTestPage,
+  type KeydownReport,
+  type PageElement,
+  type PageOptions,
+  type TestPageServer,
+} from './test-page';
 
 const run = promisify(execFile);
 
@@ -33,6 +39,8 @@ export interface DesktopHarness {
   /** The full environment the harness gave its children (for spawning more of them). */
   readonly childEnv: NodeJS.ProcessEnv;
   readonly pageUrl: string;
+  /** The served page's keyboard-reachable elements in document order. */
+  readonly pageElements: readonly PageElement[];
   waitForKeydown(
     predicate: (report: KeydownReport) => boolean,
     timeoutMs?: number,
@@ -115,10 +123,14 @@ export function freeDisplayNumber(from = 90, exclude: readonly number[] = []): n
 }
 
 /**
- * Starts a desktop on display :displayNumber. Refuses a display that already answers, so two
- * test runs never share (or kill) each other's X server.
+ * Starts a desktop on display :displayNumber showing the test page (`page`: the form alone, or
+ * with LARGE_PAGE's catalogue). Refuses a display that already answers, so two test runs never
+ * share (or kill) each other's X server.
  */
-export async function startDesktopHarness(displayNumber: number): Promise<DesktopHarness> {
+export async function startDesktopHarness(
+  displayNumber: number,
+  page: PageOptions = {},
+): Promise<DesktopHarness> {
   assertDesktopToolsInstalled();
   const display = `:${displayNumber}`;
   const baseEnv = { ...process.env, DISPLAY: display };
@@ -128,13 +140,13 @@ export async function startDesktopHarness(displayNumber: number): Promise<Deskto
 
   const tempDir = mkdtempSync(join(tmpdir(), `desktop-${displayNumber}-`));
   const started: StartedProcess[] = [];
-  let page: TestPageServer | undefined;
+  let server: TestPageServer | undefined;
   const stop = async (): Promise<void> => {
     // Reverse order of start: the browser first, the X server last.
     for (const proc of [...started].reverse()) await stopProcess(proc);
     started.length = 0;
-    await page?.close();
-    page = undefined;
+    await server?.close();
+    server = undefined;
     rmSync(tempDir, { recursive: true, force: true });
   };
 
@@ -212,7 +224,7 @@ export async function startDesktopHarness(displayNumber: number): Promise<Deskto
       'variant:boolean:true',
     ]);
 
-    page = await startTestPage();
+    server = await startTestPage(page);
     const chromium = startProcess(
       'chromium',
       CHROMIUM,
@@ -228,22 +240,26 @@ export async function startDesktopHarness(displayNumber: number): Promise<Deskto
         '--no-default-browser-check',
         '--disable-extensions',
         '--test-type',
+        // The whole screen: AT-SPI lists only what is showing, and the large page needs it all.
+        '--window-position=0,0',
+        '--window-size=1280,800',
         `--user-data-dir=${join(tempDir, 'chromium-profile')}`,
-        `--app=${page.url}`,
+        `--app=${server.url}`,
       ],
       { env: childEnv },
     );
     started.push(chromium);
-    await page.waitForReady(30_000).catch((error: Error) => {
+    await server.waitForReady(30_000).catch((error: Error) => {
       throw new Error(`${error.message}; chromium said: ${chromium.output()}`);
     });
 
-    const readyPage = page;
+    const readyPage = server;
     return {
       displayNumber,
       env: { DISPLAY: display, DBUS_SESSION_BUS_ADDRESS: busAddress },
       childEnv,
       pageUrl: readyPage.url,
+      pageElements: readyPage.elements,
       waitForKeydown: (predicate, timeoutMs = 5000) =>
         readyPage.waitForKeydown(predicate, timeoutMs),
       keydowns: () => readyPage.keydowns(),

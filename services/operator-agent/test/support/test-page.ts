@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { renderTestPage, type PageElement, type PageOptions } from './page-content';
 
 /** What the page's own keydown listener saw: the ground truth the desktop tests assert on. */
 export interface KeydownReport {
@@ -17,56 +18,19 @@ export interface KeydownReport {
   seq: number;
 }
 
-export const PAGE_TITLE = 'Operator test page';
-
-/** Ids of the page's inputs and button, in document order. */
-export const PAGE_FIELDS = [
-  { id: 'first', label: 'First name' },
-  { id: 'last', label: 'Last name' },
-  { id: 'email', label: 'Email' },
-] as const;
-export const PAGE_BUTTON = { id: 'submit', label: 'Submit' } as const;
-
-// No <form>: Enter in an input must not navigate away. Reports go out with fetch(keepalive) to
-// the same origin; commands come in over Server-Sent Events, so removeElement is immediate.
-const PAGE_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${PAGE_TITLE}</title>
-<style>body{font:16px sans-serif;margin:24px} label{display:block;margin-top:12px}</style>
-</head><body>
-<h1>${PAGE_TITLE}</h1>
-${PAGE_FIELDS.map((f) => `<label for="${f.id}">${f.label}</label><input id="${f.id}" type="text">`).join('\n')}
-<p><button id="${PAGE_BUTTON.id}" type="button">${PAGE_BUTTON.label}</button></p>
-<script>
-let seq = 0;
-function post(path, body) {
-  return fetch(path, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-}
-window.addEventListener('keydown', (e) => {
-  const active = document.activeElement;
-  post('/report', { key: e.key, code: e.code, ctrlKey: e.ctrlKey, shiftKey: e.shiftKey,
-    altKey: e.altKey, metaKey: e.metaKey, repeat: e.repeat,
-    activeId: active && active.id ? active.id : '', at: performance.timeOrigin + performance.now(),
-    seq: ++seq });
-}, true);
-const commands = new EventSource('/commands');
-commands.onmessage = (message) => {
-  const command = JSON.parse(message.data);
-  if (command.remove) {
-    const element = document.getElementById(command.remove);
-    if (element) {
-      const label = document.querySelector('label[for="' + command.remove + '"]');
-      if (label) label.remove();
-      element.remove();
-    }
-    post('/ack', { removed: command.remove, existed: Boolean(element) });
-  }
-};
-commands.onopen = () => post('/ready', {});
-</script>
-</body></html>`;
+export {
+  LARGE_PAGE,
+  PAGE_BUTTON,
+  PAGE_FIELDS,
+  PAGE_TITLE,
+  type PageElement,
+  type PageOptions,
+} from './page-content';
 
 export interface TestPageServer {
   readonly url: string;
+  /** The page's keyboard-reachable elements in document order. */
+  readonly elements: readonly PageElement[];
   /** Resolves once the page has loaded and its command channel is open. */
   waitForReady(timeoutMs: number): Promise<void>;
   /** The first not yet consumed keydown matching `predicate` (consumes it). */
@@ -106,7 +70,8 @@ function withTimeout<T>(what: string, promise: Promise<T>, timeoutMs: number): P
 }
 
 /** A tiny HTTP server on 127.0.0.1:<free port> serving the page and collecting its reports. */
-export async function startTestPage(): Promise<TestPageServer> {
+export async function startTestPage(options: PageOptions = {}): Promise<TestPageServer> {
+  const page = renderTestPage(options);
   const reports: KeydownReport[] = [];
   const consumed = new Set<KeydownReport>();
   let keydownWaiters: Waiter<KeydownReport>[] = [];
@@ -121,7 +86,7 @@ export async function startTestPage(): Promise<TestPageServer> {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-store',
       });
-      res.end(PAGE_HTML);
+      res.end(page.html);
       return;
     }
     if (req.method === 'GET' && req.url === '/commands') {
@@ -176,6 +141,7 @@ export async function startTestPage(): Promise<TestPageServer> {
 
   return {
     url: `http://127.0.0.1:${port}/`,
+    elements: page.elements,
     waitForReady: (timeoutMs) =>
       ready
         ? Promise.resolve()

@@ -1,0 +1,165 @@
+/**
+ * The test page's HTML: the small form the desktop tests press keys on (three inputs and a
+ * button) and, for tests and the benchmark at real-app scale, a generated catalogue of labelled
+ * elements below it. One generator for every test that serves the page, so the elements a test
+ * looks for are the same everywhere. Pure (no I/O).
+ */
+
+export const PAGE_TITLE = 'Operator test page';
+
+/** Ids of the form's inputs and button, in document order. */
+export const PAGE_FIELDS = [
+  { id: 'first', label: 'First name' },
+  { id: 'last', label: 'Last name' },
+  { id: 'email', label: 'Email' },
+] as const;
+export const PAGE_BUTTON = { id: 'submit', label: 'Submit' } as const;
+
+/** A keyboard-reachable element of the page as AT-SPI should list it. */
+export interface PageElement {
+  /** The DOM id (what the page's keydown report calls activeId). */
+  id: string;
+  /** Its accessible name: the label a user reads, the listing's `text`. */
+  label: string;
+  /** The AT-SPI role name Chromium gives it. */
+  role: 'entry' | 'push button' | 'link' | 'list item';
+}
+
+export interface PageContent {
+  html: string;
+  /** Every element a key can be pressed on, in document order (the listing's order). */
+  elements: readonly PageElement[];
+}
+
+/** The catalogue size the benchmark and the scale tests use: 504 elements in all. */
+export const LARGE_PAGE = { sections: 25 } as const;
+
+export interface PageOptions {
+  /**
+   * Catalogue sections below the form, 20 keyboard-reachable elements each (4 labelled inputs,
+   * 3 buttons, 6 links in a nested list, 7 options of a list box), with headings and text that
+   * are not. 0 (the default) serves the form alone.
+   */
+  sections?: number;
+}
+
+const WAREHOUSES = ['North', 'South', 'East', 'West', 'Central', 'Harbour', 'Airport'];
+const FIELDS = ['Quantity', 'Price', 'Supplier', 'Notes'];
+const ACTIONS = ['Save', 'Reset', 'Archive'];
+const TOPICS = ['Overview', 'Stock', 'Orders', 'Returns', 'Reports', 'Settings'];
+const STATES = ['pending', 'packed', 'shipped', 'delivered', 'returned', 'on hold', 'paid'];
+
+const escapeHtml = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** One catalogue section: its HTML and its elements in document order. */
+function catalogueSection(n: number): PageContent {
+  const name = `${WAREHOUSES[n % WAREHOUSES.length] as string} warehouse ${n + 1}`;
+  const elements: PageElement[] = [];
+  const add = (element: PageElement): string => {
+    elements.push(element);
+    return `id="${element.id}"`;
+  };
+  const fields = FIELDS.map((field, i) => {
+    const id = `s${n}-field${i}`;
+    const label = `${field} ${n + 1}`;
+    return `<span class="field"><label for="${id}">${label}</label><input ${add({ id, label, role: 'entry' })} type="text"></span>`;
+  });
+  const buttons = ACTIONS.map((action, i) => {
+    const label = `${action} ${n + 1}`;
+    return `<button ${add({ id: `s${n}-button${i}`, label, role: 'push button' })} type="button">${label}</button>`;
+  });
+  // Links inside a nested list (nav > ul > li > a), as a site's menu is built.
+  const links = TOPICS.map((topic, i) => {
+    const label = `${topic} of ${n + 1}`;
+    return `<li><a ${add({ id: `s${n}-link${i}`, label, role: 'link' })} href="/warehouse/${n + 1}/${topic.toLowerCase()}">${label}</a></li>`;
+  });
+  const options = STATES.map((state, i) => {
+    const label = `Order ${(n + 1) * 100 + i} ${state}`;
+    return `<li role="option" aria-selected="false" tabindex="-1" ${add({ id: `s${n}-item${i}`, label, role: 'list item' })}>${escapeHtml(label)}</li>`;
+  });
+  const html = `<section aria-labelledby="s${n}-title">
+<h2 id="s${n}-title">${name}</h2>
+<p>Stock and orders of the ${name.toLowerCase()}; figures refresh every night.</p>
+<div class="fields">${fields.join('')}</div>
+<div class="buttons">${buttons.join('')}</div>
+<nav aria-label="${name} pages"><ul>${links.join('')}</ul></nav>
+<ul role="listbox" aria-label="Orders of ${name}">${options.join('')}</ul>
+</section>`;
+  return { html, elements };
+}
+
+// No <form>: Enter in an input must not navigate away (nor may a link: the page cancels link
+// clicks). Reports go out with fetch(keepalive) to the same origin; commands come in over
+// Server-Sent Events, so removeElement is immediate.
+const SCRIPT = `<script>
+let seq = 0;
+function post(path, body) {
+  return fetch(path, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+window.addEventListener('keydown', (e) => {
+  const active = document.activeElement;
+  post('/report', { key: e.key, code: e.code, ctrlKey: e.ctrlKey, shiftKey: e.shiftKey,
+    altKey: e.altKey, metaKey: e.metaKey, repeat: e.repeat,
+    activeId: active && active.id ? active.id : '', at: performance.timeOrigin + performance.now(),
+    seq: ++seq });
+}, true);
+document.addEventListener('click', (e) => {
+  if (e.target instanceof Element && e.target.closest('a')) e.preventDefault();
+});
+const commands = new EventSource('/commands');
+commands.onmessage = (message) => {
+  const command = JSON.parse(message.data);
+  if (command.remove) {
+    const element = document.getElementById(command.remove);
+    if (element) {
+      const label = document.querySelector('label[for="' + command.remove + '"]');
+      if (label) label.remove();
+      element.remove();
+    }
+    post('/ack', { removed: command.remove, existed: Boolean(element) });
+  }
+};
+commands.onopen = () => post('/ready', {});
+</script>`;
+
+// The large page must fit on the screen (1280x800): AT-SPI lists only what is showing, and a
+// focus that scrolled the page would move every listed element.
+const LARGE_STYLE = `body{font:10px sans-serif;margin:4px}
+h1{font-size:12px;margin:0 0 2px}
+.form label{margin:0 4px 0 8px} .form input{width:110px} .form p{display:inline;margin-left:8px}
+main{display:grid;grid-template-columns:repeat(5,minmax(0,1fr));gap:2px 6px}
+section{border-top:1px solid #ccc} h2{font-size:10px;margin:1px 0} section p{margin:0;color:#555;white-space:nowrap;overflow:hidden}
+input{font:10px sans-serif;width:58px;padding:0;margin:0 2px 0 0} .field{display:inline-block;width:50%}
+.field label{display:inline-block;width:58px}
+button{font:10px sans-serif;padding:0 3px;margin:1px 2px 1px 0}
+ul{margin:0;padding:0;list-style:none} nav li{display:inline-block;margin-right:4px}
+[role=listbox] li{display:inline-block;width:49%} [role=option]:focus{background:#cde}`;
+
+const SMALL_STYLE = 'body{font:16px sans-serif;margin:24px} label{display:block;margin-top:12px}';
+
+/** The page; with sections, the form shrinks to one line above the catalogue. */
+export function renderTestPage(options: PageOptions = {}): PageContent {
+  const sections = options.sections ?? 0;
+  const formElements: PageElement[] = [
+    ...PAGE_FIELDS.map((f) => ({ id: f.id, label: f.label, role: 'entry' as const })),
+    { id: PAGE_BUTTON.id, label: PAGE_BUTTON.label, role: 'push button' },
+  ];
+  const fields = PAGE_FIELDS.map(
+    (f) => `<label for="${f.id}">${f.label}</label><input id="${f.id}" type="text">`,
+  ).join('\n');
+  const button = `<button id="${PAGE_BUTTON.id}" type="button">${PAGE_BUTTON.label}</button>`;
+  const head = (style: string) =>
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${PAGE_TITLE}</title>\n<style>${style}</style>\n</head><body>\n<h1>${PAGE_TITLE}</h1>\n`;
+  if (sections === 0) {
+    return {
+      html: `${head(SMALL_STYLE)}${fields}\n<p>${button}</p>\n${SCRIPT}\n</body></html>`,
+      elements: formElements,
+    };
+  }
+  const catalogue = Array.from({ length: sections }, (_, n) => catalogueSection(n));
+  return {
+    html: `${head(LARGE_STYLE)}<div class="form">${fields}<p>${button}</p></div>\n<main>\n${catalogue.map((s) => s.html).join('\n')}\n</main>\n${SCRIPT}\n</body></html>`,
+    elements: [...formElements, ...catalogue.flatMap((s) => s.elements)],
+  };
+}
