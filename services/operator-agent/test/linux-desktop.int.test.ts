@@ -20,7 +20,14 @@ import {
   startDesktopHarness,
   type DesktopHarness,
 } from './support/desktop-harness';
-import { PAGE_BUTTON, PAGE_FIELDS, PAGE_TITLE, type KeydownReport } from './support/test-page';
+import {
+  LARGE_PAGE,
+  PAGE_BUTTON,
+  PAGE_FIELDS,
+  PAGE_TITLE,
+  type KeydownReport,
+  type PageElement,
+} from './support/test-page';
 
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -48,6 +55,9 @@ async function eventually<T>(
   }
 }
 
+/** Where a real app's element may sit in a long listing: the scale tests press there. */
+const DEEP_INDEX = 440;
+
 describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
   let main: DesktopHarness | undefined;
   let other: DesktopHarness | undefined;
@@ -58,14 +68,20 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
   const h = (): DesktopHarness => main as DesktopHarness;
   const d = (): Desktop => desktop as Desktop;
 
-  /** The page's elements, retried until Chromium has exposed the whole page. */
-  const pageElements = (target: Desktop = d()): Promise<UiElement[]> =>
-    eventually(
+  /**
+   * The page's elements with their DOM ids, retried until Chromium has exposed the whole page
+   * (the main desktop shows LARGE_PAGE, the other the form alone).
+   */
+  const pageElements = (target: Desktop = d()): Promise<UiElement[]> => {
+    const page = target === d() ? h().pageElements : (other as DesktopHarness).pageElements;
+    const last = page[page.length - 1] as PageElement;
+    return eventually(
       'the page elements over AT-SPI',
-      () => target.listElements({ appName: 'chromium' }),
-      (list) => list.some((e) => e.domId === PAGE_BUTTON.id),
+      () => target.listElements({ appName: 'chromium' }, { domIds: true }),
+      (list) => list.some((e) => e.domId === last.id),
       15_000,
     );
+  };
 
   const byDomId = (list: UiElement[], id: string): UiElement => {
     const found = list.find((e) => e.domId === id);
@@ -87,7 +103,7 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
     const second = freeDisplayNumber(first + 1);
     const started = Date.now();
     const results = await Promise.allSettled([
-      startDesktopHarness(first),
+      startDesktopHarness(first, LARGE_PAGE),
       startDesktopHarness(second),
     ]);
     [main, other] = results.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
@@ -130,6 +146,14 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
 
   test('when listing the Chromium app, then the page controls come in document order', async () => {
     const list = await pageElements();
+    // Every keyboard-reachable element of the ~500-element page, with its label and role, in
+    // document order (the page's own order), and nothing that is not reachable (headings, text).
+    const page = h().pageElements;
+    expect(page.length).toBeGreaterThanOrEqual(500);
+    const listedPage = list.filter((e) => e.role !== 'document web');
+    expect(listedPage.map((e) => [e.domId, e.name, e.role])).toEqual(
+      page.map((e) => [e.id, e.label, e.role]),
+    );
     const durations: number[] = [];
     for (let i = 0; i < 20; i++) {
       const started = now();
@@ -162,6 +186,32 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
     await expect(d().listElements({ appName: 'no such app' })).resolves.toEqual([]);
     const byWindow = await d().listElements({ windowName: 'operator TEST' });
     expect(byWindow.map((e) => e.ref)).toEqual(list.map((e) => e.ref));
+  });
+
+  test('when keys are pressed on elements deep in a long listing, then each arrives on its element', async () => {
+    const list = await pageElements();
+    // One of each kind, from index DEEP_INDEX on: an input, a button, a link, a list item.
+    const deep = (['entry', 'push button', 'link', 'list item'] as const).map((role) => {
+      const index = list.findIndex((e, i) => i >= DEEP_INDEX && e.role === role);
+      expect(index).toBeGreaterThanOrEqual(DEEP_INDEX);
+      return { index, element: list[index] as UiElement };
+    });
+    for (const [i, { index, element }] of deep.entries()) {
+      // The press path: the element re-read (unchanged), focused, then the key.
+      await expect(d().describe(element)).resolves.toMatchObject({
+        name: element.name,
+        role: element.role,
+        bounds: element.bounds,
+      });
+      await d().focus(element);
+      const letter = 'wxyz'[i] as KeyName;
+      const report = await press(letter, ['shift'], (r) => r.code === `Key${letter.toUpperCase()}`);
+      expect({ index, activeId: report.activeId, key: report.key }).toEqual({
+        index,
+        activeId: element.domId,
+        key: letter.toUpperCase(),
+      });
+    }
   });
 
   test('when the second input is focused by index, then keys and modifiers arrive there', async () => {
@@ -318,7 +368,7 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
     );
     timings['removal -> describe() null (ms)'] = (now() - started).toFixed(1);
     await expect(d().focus(email)).rejects.toBeInstanceOf(ElementGoneError);
-    const relisted = await d().listElements({ appName: 'chromium' });
+    const relisted = await d().listElements({ appName: 'chromium' }, { domIds: true });
     expect(relisted.map((e) => e.domId)).not.toContain('email');
     expect(relisted.map((e) => e.domId)).toContain('submit');
   });

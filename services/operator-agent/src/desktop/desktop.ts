@@ -76,7 +76,7 @@ export interface UiElement {
   window: string;
   ref: ElementRef;
   interactability: Interactability;
-  /** The DOM id when the element belongs to a web page and has one. */
+  /** The DOM id when the element belongs to a web page and has one (ListOptions.domIds). */
   domId?: string;
 }
 
@@ -85,6 +85,14 @@ export interface ElementFilter {
   appName?: string;
   /** Part of the window title, compared case-insensitively. */
   windowName?: string;
+}
+
+export interface ListOptions {
+  /**
+   * Also read each element's DOM id (UiElement.domId): one more desktop call per element, so
+   * for tests and diagnostics; the agent's listing does not return it.
+   */
+  domIds?: boolean;
 }
 
 export type { KeyName, ModifierName } from '@screenfleet/contracts';
@@ -96,7 +104,7 @@ export interface Desktop {
    * and windows, in a stable order: apps as the platform lists them, then document order.
    * Callers address elements by their index in this full list.
    */
-  listElements(filter: ElementFilter): Promise<UiElement[]>;
+  listElements(filter: ElementFilter, options?: ListOptions): Promise<UiElement[]>;
   /**
    * Gives the element keyboard focus. Where the platform will not, it may click the element,
    * but only where a click merely focuses it (text fields); anything else (a button, which a

@@ -1,9 +1,10 @@
 /**
- * A thin AT-SPI client over dbus-next: raw method calls (no proxy objects, which introspect
- * every node and cannot reach Chromium's Properties), each with a timeout because dbus-next
- * calls otherwise wait forever on a hung application.
+ * A thin AT-SPI client: raw method calls (no proxy objects, which introspect every node and
+ * cannot reach Chromium's Properties), each with a timeout. Calls to an application go over its
+ * peer-to-peer socket when it offers one (as libatspi does): no bus daemon in between, which
+ * halves the hops of a listing's hundreds of calls. The bus still carries the registry and any
+ * application without that socket.
  */
-import { DBusError, Message, sessionBus, type MessageBus } from 'dbus-next';
 import { AppError } from '@screenfleet/contracts';
 import { DesktopUnavailableError } from '../desktop';
 import {
@@ -13,7 +14,15 @@ import {
   GONE_ERRORS,
   IFACE,
   REGISTRY,
+  ROOT_PATH,
 } from './atspi.constants';
+import {
+  DBusCallError,
+  DISCONNECTED,
+  NO_REPLY,
+  openDBusConnection,
+  type DBusConnection,
+} from './dbus.connection';
 
 /** An accessible object: the unique bus name of its application and its object path. */
 export interface ObjectRef {
@@ -42,7 +51,7 @@ export interface Extents {
 
 /** True for the DBus errors that mean the object or its application no longer exists. */
 export function isGoneError(error: unknown): boolean {
-  return error instanceof DBusError && GONE_ERRORS.has(error.type);
+  return error instanceof DBusCallError && GONE_ERRORS.has(error.type);
 }
 
 function asRef(value: unknown): ObjectRef {
@@ -69,15 +78,20 @@ export class AtspiClient {
   private readonly roleNames = new Map<number, string>();
   /** Apps whose cache answered UnknownMethod: walk them instead. */
   private readonly noCache = new Set<string>();
-  private broken: unknown;
+  /** Open peer-to-peer connections by the app's unique bus name. */
+  private readonly peers = new Map<string, DBusConnection>();
+  private readonly opening = new Map<string, Promise<DBusConnection>>();
+  /** Apps without a peer-to-peer socket (or whose socket failed): reached over the bus. */
+  private readonly noPeer = new Set<string>();
+  private broken: Error | undefined;
 
   private constructor(
-    private readonly bus: MessageBus,
+    private readonly bus: DBusConnection,
     private timeoutMs: number,
   ) {}
 
   /**
-   * The same connection and caches with every call bounded by `timeoutMs` as well (a caller's
+   * The same connections and caches with every call bounded by `timeoutMs` as well (a caller's
    * time left); never longer than the configured per-call timeout.
    */
   bounded(timeoutMs: number): AtspiClient {
@@ -93,12 +107,11 @@ export class AtspiClient {
    */
   static async connect(sessionBusAddress: string, timeoutMs: number): Promise<AtspiClient> {
     const address = await getA11yBusAddress(sessionBusAddress, timeoutMs);
-    const bus = sessionBus({ busAddress: address });
+    const bus = await openDBusConnection(address, { hello: true, timeoutMs });
     const client = new AtspiClient(bus, timeoutMs);
-    // dbus-next emits 'error' on a dropped connection (without a listener Node would throw);
-    // later calls would only time out, so remember it and fail them at once.
-    bus.on('error', (error: unknown) => {
-      client.broken = error;
+    // Later calls would only time out: remember the loss and fail them at once.
+    bus.onClose((reason) => {
+      client.broken = reason;
     });
     try {
       await client.call(REGISTRY.name, REGISTRY.path, IFACE.registry, 'RegisterEvent', 'sass', [
@@ -114,7 +127,9 @@ export class AtspiClient {
   }
 
   close(): void {
-    this.bus.disconnect();
+    this.bus.close();
+    for (const peer of this.peers.values()) peer.close();
+    this.peers.clear();
   }
 
   async call(
@@ -125,18 +140,91 @@ export class AtspiClient {
     signature = '',
     body: unknown[] = [],
   ): Promise<unknown[]> {
-    if (this.broken !== undefined) {
-      throw new DesktopUnavailableError('The accessibility bus connection is lost', {
-        cause: this.broken,
+    const request = { path, interface: iface, member, signature, body };
+    const peer = this.peerFor(destination);
+    try {
+      const connection = peer === undefined ? undefined : await peer;
+      if (connection !== undefined) {
+        try {
+          return await connection.call(request, this.timeoutMs);
+        } catch (error) {
+          // The app closed its socket (quitting, or restarting its bridge): ask over the bus,
+          // which says whether the app is gone.
+          if (!(error instanceof DBusCallError && error.type === DISCONNECTED)) throw error;
+        }
+      }
+      if (this.broken !== undefined) {
+        throw new DesktopUnavailableError('The accessibility bus connection is lost', {
+          cause: this.broken,
+        });
+      }
+      return await this.bus.call({ destination, ...request }, this.timeoutMs);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  /**
+   * A desktop call that does not answer in time is a failed operation (500 with the reason),
+   * not a 'timeout': that code (504) is the gateway's own wait and the agent's deadline
+   * refusal. The bus going away mid-call is the desktop becoming unavailable.
+   */
+  private translate(error: unknown): unknown {
+    if (!(error instanceof DBusCallError)) return error;
+    if (error.type === NO_REPLY) return new AppError('operation_failed', error.message);
+    if (error.type === DISCONNECTED) {
+      return new DesktopUnavailableError('The accessibility bus connection is lost', {
+        cause: error,
       });
     }
-    const message = new Message({ destination, path, interface: iface, member, signature, body });
-    const reply = await withTimeout(
-      this.bus.call(message),
-      this.timeoutMs,
-      `${iface}.${member} on ${destination}`,
-    );
-    return (reply?.body as unknown[] | undefined) ?? [];
+    return error;
+  }
+
+  /**
+   * The app's peer-to-peer connection, opened on first use; undefined to use the bus. Only
+   * unique names (':1.42') are apps; well-known names (the registry) live on the bus.
+   */
+  private peerFor(app: string): Promise<DBusConnection | undefined> | undefined {
+    if (!app.startsWith(':') || this.noPeer.has(app)) return undefined;
+    const open = this.peers.get(app);
+    if (open !== undefined && !open.closed) return Promise.resolve(open);
+    let opening = this.opening.get(app);
+    if (opening === undefined) {
+      opening = this.openPeer(app);
+      this.opening.set(app, opening);
+    }
+    // An app that did not answer would not answer over the bus either: fail now, not twice.
+    return opening.catch((error: unknown) => {
+      if (error instanceof DBusCallError && error.type === NO_REPLY) throw error;
+      return undefined;
+    });
+  }
+
+  private async openPeer(app: string): Promise<DBusConnection> {
+    try {
+      const [address] = await this.bus.call(
+        {
+          destination: app,
+          path: ROOT_PATH,
+          interface: IFACE.application,
+          member: 'GetApplicationBusAddress',
+        },
+        this.timeoutMs,
+      );
+      if (typeof address !== 'string' || address === '') throw new Error('no peer address');
+      const peer = await openDBusConnection(address, { hello: false, timeoutMs: this.timeoutMs });
+      peer.onClose(() => {
+        if (this.peers.get(app) === peer) this.peers.delete(app);
+      });
+      this.peers.set(app, peer);
+      return peer;
+    } catch (error) {
+      // No socket, or it does not answer: the bus reaches the app all the same.
+      this.noPeer.add(app);
+      throw error;
+    } finally {
+      this.opening.delete(app);
+    }
   }
 
   /** The applications registered on the bus, in the registry's order. */
@@ -213,7 +301,7 @@ export class AtspiClient {
         if (nodes.length > 0) return nodes;
       } catch (error) {
         if (isGoneError(error)) throw error;
-        if (error instanceof DBusError && error.type.endsWith('UnknownMethod')) {
+        if (error instanceof DBusCallError && error.type.endsWith('UnknownMethod')) {
           // Remember only a definite "no cache"; Chromium says so until RegisterEvent lands.
           this.noCache.add(app.bus);
         }
@@ -249,48 +337,22 @@ export class AtspiClient {
 }
 
 async function getA11yBusAddress(sessionBusAddress: string, timeoutMs: number): Promise<string> {
-  const session = sessionBus({ busAddress: sessionBusAddress });
-  // An unreachable bus only emits 'error'; the call itself would wait for the timeout.
-  const failed = new Promise<never>((_, reject) => session.on('error', reject));
-  failed.catch(() => undefined); // also when the race is already over
+  const session = await openDBusConnection(sessionBusAddress, { hello: true, timeoutMs });
   try {
-    const reply = await withTimeout(
-      Promise.race([
-        failed,
-        session.call(
-          new Message({
-            destination: A11Y_BUS.name,
-            path: A11Y_BUS.path,
-            interface: A11Y_BUS.iface,
-            member: 'GetAddress',
-          }),
-        ),
-      ]),
+    const [address] = await session.call(
+      {
+        destination: A11Y_BUS.name,
+        path: A11Y_BUS.path,
+        interface: A11Y_BUS.iface,
+        member: 'GetAddress',
+      },
       timeoutMs,
-      'org.a11y.Bus.GetAddress',
     );
-    const address = reply?.body[0] as unknown;
     if (typeof address !== 'string' || address === '') {
       throw new Error('org.a11y.Bus.GetAddress returned no address');
     }
     return address;
   } finally {
-    session.disconnect();
+    session.close();
   }
-}
-
-/**
- * A desktop call that does not answer in time is a failed operation (500 with the reason), not
- * a 'timeout': that code (504) is the gateway's own wait and the agent's deadline refusal.
- */
-function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new AppError('operation_failed', `${what} did not answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,15 +1,18 @@
 /** AT-SPI names and numbers (at-spi2-core's xml/ and atspi-constants.h). */
 
 export const A11Y_BUS = { name: 'org.a11y.Bus', path: '/org/a11y/bus', iface: 'org.a11y.Bus' };
+/** The root object's path, on the registry and on every application alike. */
+export const ROOT_PATH = '/org/a11y/atspi/accessible/root';
 export const REGISTRY = {
   name: 'org.a11y.atspi.Registry',
   path: '/org/a11y/atspi/registry',
-  rootPath: '/org/a11y/atspi/accessible/root',
+  rootPath: ROOT_PATH,
 };
 export const CACHE_PATH = '/org/a11y/atspi/cache';
 
 export const IFACE = {
   accessible: 'org.a11y.atspi.Accessible',
+  application: 'org.a11y.atspi.Application',
   cache: 'org.a11y.atspi.Cache',
   component: 'org.a11y.atspi.Component',
   registry: 'org.a11y.atspi.Registry',

@@ -5,10 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { Message, sessionBus } from 'dbus-next';
 import type { DesktopCheck } from '../desktop';
 import { AtspiClient } from './atspi.client';
 import { A11Y_BUS } from './atspi.constants';
+import { openDBusConnection } from './dbus.connection';
 
 /** The variables the Linux desktop needs; XAUTHORITY and friends are passed along as given. */
 export interface LinuxDesktopEnv {
@@ -55,30 +55,22 @@ function probeSocket(display: string, timeoutMs: number): Promise<Probe> {
 }
 
 async function a11yBusOwned(address: string, timeoutMs: number): Promise<boolean> {
-  const bus = sessionBus({ busAddress: address });
-  // A bus that cannot be reached only emits 'error'; the call itself would wait forever.
-  const failed = new Promise<never>((_, reject) => bus.on('error', reject));
-  failed.catch(() => undefined); // also when the race is already over
+  const bus = await openDBusConnection(address, { hello: true, timeoutMs });
   try {
-    const reply = await Promise.race([
-      failed,
-      bus.call(
-        new Message({
-          destination: 'org.freedesktop.DBus',
-          path: '/org/freedesktop/DBus',
-          interface: 'org.freedesktop.DBus',
-          member: 'NameHasOwner',
-          signature: 's',
-          body: [A11Y_BUS.name],
-        }),
-      ),
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs).unref(),
-      ),
-    ]);
-    return reply?.body[0] === true;
+    const [owned] = await bus.call(
+      {
+        destination: 'org.freedesktop.DBus',
+        path: '/org/freedesktop/DBus',
+        interface: 'org.freedesktop.DBus',
+        member: 'NameHasOwner',
+        signature: 's',
+        body: [A11Y_BUS.name],
+      },
+      timeoutMs,
+    );
+    return owned === true;
   } finally {
-    bus.disconnect();
+    bus.close();
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type ElementFilter,
   type ElementRef,
   type KeyName,
+  type ListOptions,
   type ModifierName,
   type UiElement,
 } from '../desktop';
@@ -98,16 +99,20 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     return client;
   };
 
-  /** Reads what the cache does not carry; null when the element vanished meanwhile. */
+  /**
+   * Reads what the cache does not carry (the bounds; the role's name once per role); null when
+   * the element vanished meanwhile.
+   */
   const toElement = async (
     atspi: AtspiClient,
     app: string,
     { node, window }: Candidate,
+    options: ListOptions,
   ): Promise<UiElement | null> => {
     try {
       const [bounds, attributes, role] = await Promise.all([
         atspi.extents(node.ref),
-        atspi.attributes(node.ref),
+        options.domIds ? atspi.attributes(node.ref) : undefined,
         atspi.roleName(node.ref, node.role),
       ]);
       if (bounds.width <= 0 || bounds.height <= 0) return null;
@@ -120,7 +125,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         ref: encodeRef(node.ref),
         interactability: interactabilityOf(role, true),
       };
-      if (attributes.id) element.domId = attributes.id;
+      if (attributes?.id) element.domId = attributes.id;
       return element;
     } catch (error) {
       if (isGoneError(error)) return null;
@@ -132,6 +137,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     atspi: AtspiClient,
     app: ObjectRef,
     filter: ElementFilter,
+    options: ListOptions,
   ): Promise<UiElement[]> => {
     let appName: string;
     let nodes: AtspiNode[];
@@ -146,15 +152,17 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     const candidates = orderCandidates(app, nodes).filter((c) =>
       matches(filter.windowName, c.window, false),
     );
-    const elements = await Promise.all(candidates.map((c) => toElement(atspi, appName, c)));
+    const elements = await Promise.all(
+      candidates.map((c) => toElement(atspi, appName, c, options)),
+    );
     return elements.filter((e): e is UiElement => e !== null);
   };
 
   return {
-    async listElements(filter) {
+    async listElements(filter, options = {}) {
       const atspi = open();
       const apps = await atspi.applications();
-      const perApp = await Promise.all(apps.map((app) => appElements(atspi, app, filter)));
+      const perApp = await Promise.all(apps.map((app) => appElements(atspi, app, filter, options)));
       return perApp.flat();
     },
 
@@ -162,14 +170,15 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const atspi = open().bounded(timeLeft(options.deadline));
       const ref = decodeRef(element.ref);
       try {
-        const role = await atspi.role(ref);
-        if (role === ROLE.invalid) return null;
-        const [name, roleName, states, bounds] = await Promise.all([
+        // One round trip: everything is asked at once, the role checked when it is back.
+        const [role, name, states, bounds] = await Promise.all([
+          atspi.role(ref),
           atspi.name(ref),
-          atspi.roleName(ref, role),
           atspi.states(ref),
           atspi.extents(ref),
         ]);
+        if (role === ROLE.invalid) return null;
+        const roleName = await atspi.roleName(ref, role);
         return {
           ...element,
           role: roleName,
