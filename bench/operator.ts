@@ -2,16 +2,22 @@
  * Operator latency on a page of real-app size (LARGE_PAGE: about 500 labelled inputs, buttons,
  * links and list items), on a real desktop (Xvfb + AT-SPI + Chromium), end to end: HTTP ->
  * gateway in-process -> RabbitMQ -> the agent's built main.js -> the desktop. Measured:
- * - listing: the list-interactable-elements request until its answer;
+ * - listing: the list-interactable-elements request until its answer, the page unchanged;
+ * - listing after a change: the page removes an element, then the first listing without it
+ *   (the agent reads the whole accessible tree again);
  * - press: the press-key-by-index request on an element deep in the list (index ~450) until the
  *   page's keydown handler ran, checking the key arrived on that element;
- * and, in the same run, both through the agent's Desktop adapter called directly (the baseline:
- * listElements; describe, focus, press, as the agent does). Bounded: LISTINGS listings and
- * PRESSES presses each, BUDGET_MS in all. Traffic to 127.0.0.1 only. Prints one JSON line last.
+ * and, in the same run, listing and press through the agent's Desktop adapter called directly
+ * (the baseline: listElements; describe, focus, press, as the agent does). CPU per listing and
+ * per press (agent, Chromium, gateway) is reported too: on a busy machine it moves less than
+ * the latencies. Bounded: LISTINGS listings, CHANGES changes and PRESSES presses each,
+ * BUDGET_MS in all. Traffic to 127.0.0.1 only. Prints one JSON line last.
  *
  *   npm run bench:operator      (RABBITMQ_URL to use a given broker; else a temporary local vhost)
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createAmqpBus } from '@screenfleet/bus';
 import { topology, type ListElementsResponse } from '@screenfleet/contracts';
 import {
@@ -38,6 +44,10 @@ const BUDGET_MS = 90_000;
 /** Where in the listing the pressed element sits: deep, as in a long real page. */
 const TARGET_INDEX = 450;
 const TARGETS = { list_p95_ms: 50, press_p95_ms: 30 };
+/** Listings after a change of the page: each removes one of the page's last elements. */
+const CHANGES = 7;
+/** Listings and presses run first and not measured: the agent's code is compiled by then. */
+const WARM_UP = 5;
 const TOKEN = 'bench-operator-token-0001';
 const DEVICE = `bench-desk-${process.pid}`;
 const KEYS = 'abcdefghijklmnopqrstuvwxyz'.split('');
@@ -146,16 +156,41 @@ async function main(): Promise<void> {
     }
     const target = deepElement(listing, desk.pageElements);
 
+    for (let i = 0; i < WARM_UP; i++) listing = await list();
+    const cpu = cpuMeter(agent.child.pid, chromiumPid(desk));
     const listMs = await timed(LISTINGS, deadline, async () => {
       listing = await list();
     });
-    // The presses below address the newest listing: the target must still be where it was.
+    const listCpu = cpu.perCall(listMs.length);
+    const elementCount = listing.elements.length;
+
+    // The page changes (an element goes), then the first listing that shows it: the agent
+    // reads the whole tree again, the cost of listing a UI that changed since the last time.
+    const changedMs: number[] = [];
+    for (const gone of desk.pageElements.slice(desk.pageElements.length - CHANGES)) {
+      if (Date.now() > deadline) break;
+      await desk.removeElement(gone.id);
+      for (;;) {
+        const started = now();
+        listing = await list();
+        const took = now() - started;
+        if (!listing.elements.some((e) => e.text === gone.label)) {
+          changedMs.push(took);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`#${gone.id} stayed listed`);
+      }
+    }
+    cpu.perCall(0);
+
+    // The presses below address the newest listing: the target must still be where it was
+    // (the elements removed above come after it).
     const listed = listing.elements[target.index];
-    if (listed?.text !== target.element.label) throw new Error('the page changed while listing');
+    if (listed?.text !== target.element.label) throw new Error('the target moved in the listing');
 
     let lastSeq = Math.max(0, ...desk.keydowns().map((r) => r.seq));
     const measure = async (press: (key: string) => Promise<unknown>, samples: number[]) => {
-      for (let i = 0; i < PRESSES + 5 && Date.now() < deadline; i++) {
+      for (let i = 0; i < PRESSES + WARM_UP && Date.now() < deadline; i++) {
         const key = KEYS[i % KEYS.length] as string;
         const code = `Key${key.toUpperCase()}`;
         const after = lastSeq;
@@ -168,7 +203,7 @@ async function main(): Promise<void> {
             `the key went to #${report.activeId || '(body)'}, not #${target.element.id}`,
           );
         }
-        if (i >= 5) samples.push(report.at - started); // the first presses warm up
+        if (i >= WARM_UP) samples.push(report.at - started);
       }
     };
 
@@ -181,10 +216,13 @@ async function main(): Promise<void> {
         }),
       e2eMs,
     );
+    const pressCpu = cpu.perCall(e2eMs.length + WARM_UP);
 
     const desktop: Desktop = await createLinuxDesktop({ env: desk.env });
     cleanups.push(() => desktop.close());
     let elements = await desktop.listElements({ appName: 'Chromium' });
+    for (let i = 0; i < WARM_UP; i++)
+      elements = await desktop.listElements({ appName: 'Chromium' });
     const desktopListMs = await timed(LISTINGS, deadline, async () => {
       elements = await desktop.listElements({ appName: 'Chromium' });
     });
@@ -204,15 +242,19 @@ async function main(): Promise<void> {
     const listE2e = stats(listMs);
     const result = {
       bench: 'operator',
-      elements: listing.elements.length,
+      elements: elementCount,
       target_index: target.index,
       listings: listMs.length,
       list_ms: listE2e,
       list_desktop_ms: stats(desktopListMs),
+      list_after_change_ms: stats(changedMs),
+      listings_after_change: changedMs.length,
+      cpu_ms_per_listing: listCpu,
       presses: e2eMs.length,
       e2e_ms: e2e,
       baseline_presses: desktopMs.length,
       desktop_ms: direct,
+      cpu_ms_per_press: pressCpu,
       ratio_p50: Math.round((e2e.p50 / direct.p50) * 100) / 100,
       targets: TARGETS,
       within_target: listE2e.p95 <= TARGETS.list_p95_ms && e2e.p95 <= TARGETS.press_p95_ms,
@@ -223,6 +265,63 @@ async function main(): Promise<void> {
     await runCleanups(cleanups);
     throw error;
   }
+}
+
+/** CPU time (ms) a process has used: utime + stime from /proc (clock ticks of 10 ms). */
+function cpuTimeMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The harness's Chromium browser process (where AT-SPI is answered), found by its profile dir. */
+function chromiumPid(desk: DesktopHarness): number | undefined {
+  const profile = join(dirname(desk.childEnv.HOME ?? ''), 'chromium-profile');
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes(profile) && !cmdline.includes('--type=')) return Number(entry);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return undefined;
+}
+
+/**
+ * CPU used per call since the previous reading, by the agent, Chromium and this process (the
+ * gateway and the bench itself): a figure the machine's other load does not move much.
+ */
+function cpuMeter(agentPid: number | undefined, browserPid: number | undefined) {
+  const read = () => {
+    const own = process.cpuUsage();
+    return {
+      agent: cpuTimeMs(agentPid),
+      chromium: cpuTimeMs(browserPid),
+      gateway_and_bench: (own.user + own.system) / 1000,
+    };
+  };
+  let last = read();
+  return {
+    perCall(calls: number) {
+      const current = read();
+      const per = (key: keyof typeof current) =>
+        Math.round(((current[key] - last[key]) / calls) * 10) / 10;
+      const result = {
+        agent: per('agent'),
+        chromium: per('chromium'),
+        gateway_and_bench: per('gateway_and_bench'),
+      };
+      last = current;
+      return result;
+    },
+  };
 }
 
 /** The page's input listed nearest TARGET_INDEX (an input: where typing keys makes sense). */

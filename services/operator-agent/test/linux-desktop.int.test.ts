@@ -214,6 +214,28 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
     }
   });
 
+  test('when an element is renamed and nothing moves, then the next listings show the new name at once', async () => {
+    const list = await pageElements();
+    const index = list.findIndex((e) => e.domId === 's10-field1');
+    const before = list[index] as UiElement;
+    expect(before.name).toBe('Price 11');
+    await d().listElements({ appName: 'chromium' }); // the tree is cached now
+
+    await h().renameElement('s10-field1', 'Costs 11');
+    // Well within the tree cache's age limit (5 s): only the rename event can have refreshed it.
+    const relisted = await eventually(
+      'the new name in the listing',
+      () => d().listElements({ appName: 'chromium' }),
+      (now) => now[index]?.name === 'Costs 11',
+      2000,
+    );
+    expect(relisted[index]).toMatchObject({
+      ref: before.ref,
+      role: 'entry',
+      bounds: before.bounds,
+    });
+  });
+
   test('when the second input is focused by index, then keys and modifiers arrive there', async () => {
     const list = await pageElements();
     const inputs = list.filter((e) => e.role === 'entry');

@@ -48,6 +48,7 @@ export interface DesktopHarness {
   keydowns(): readonly KeydownReport[];
   clearKeydowns(): void;
   removeElement(id: string): Promise<void>;
+  renameElement(id: string, label: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -265,6 +266,7 @@ export async function startDesktopHarness(
       keydowns: () => readyPage.keydowns(),
       clearKeydowns: () => readyPage.clearKeydowns(),
       removeElement: (id) => readyPage.removeElement(id),
+      renameElement: (id, label) => readyPage.renameElement(id, label),
       stop,
     };
   } catch (error) {

@@ -91,7 +91,7 @@ function catalogueSection(n: number): PageContent {
 
 // No <form>: Enter in an input must not navigate away (nor may a link: the page cancels link
 // clicks). Reports go out with fetch(keepalive) to the same origin; commands come in over
-// Server-Sent Events, so removeElement is immediate.
+// Server-Sent Events, so removeElement and renameElement are immediate.
 const SCRIPT = `<script>
 let seq = 0;
 function post(path, body) {
@@ -118,6 +118,14 @@ commands.onmessage = (message) => {
       element.remove();
     }
     post('/ack', { removed: command.remove, existed: Boolean(element) });
+  }
+  if (command.rename) {
+    // An input's name is its label's text; anything else is named by its own text.
+    const element = document.getElementById(command.rename);
+    const label = document.querySelector('label[for="' + command.rename + '"]');
+    if (label) label.textContent = command.label;
+    else if (element) element.textContent = command.label;
+    post('/ack', { renamed: command.rename, existed: Boolean(element) });
   }
 };
 commands.onopen = () => post('/ready', {});

@@ -44,6 +44,8 @@ export interface TestPageServer {
   clearKeydowns(): void;
   /** Removes the element (and its label) from the page; resolves when the page confirms. */
   removeElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Gives the element a new accessible name (an input's label text); resolves when done. */
+  renameElement(id: string, label: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -109,11 +111,13 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       return;
     }
     if (req.method === 'POST' && req.url === '/ack') {
-      const ack = (await readJson(req)) as { removed: string };
+      const ack = (await readJson(req)) as { removed?: string; renamed?: string };
       res.writeHead(204).end();
-      const matching = ackWaiters.filter((w) => w.test(ack.removed));
+      const done =
+        ack.removed !== undefined ? `remove ${ack.removed}` : `rename ${String(ack.renamed)}`;
+      const matching = ackWaiters.filter((w) => w.test(done));
       ackWaiters = ackWaiters.filter((w) => !matching.includes(w));
-      matching.forEach((w) => w.resolve(ack.removed));
+      matching.forEach((w) => w.resolve(done));
       return;
     }
     if (req.method === 'POST' && req.url === '/ready') {
@@ -125,6 +129,16 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       return;
     }
     res.writeHead(404).end();
+  };
+
+  /** Sends a command to the page; resolves when the page acknowledges `done`. */
+  const command = (body: object, done: string, what: string, timeoutMs: number) => {
+    if (streams.size === 0) return Promise.reject(new Error('The test page is not connected'));
+    const acked = new Promise<string>((resolve) => {
+      ackWaiters.push({ test: (value) => value === done, resolve });
+    });
+    for (const stream of streams) stream.write(`data: ${JSON.stringify(body)}\n\n`);
+    return withTimeout(what, acked, timeoutMs).then(() => undefined);
   };
 
   const server = createServer((req, res) => {
@@ -173,14 +187,10 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
     },
     keydowns: () => reports,
     clearKeydowns: () => reports.forEach((r) => consumed.add(r)),
-    removeElement: (id, timeoutMs = 5000) => {
-      if (streams.size === 0) return Promise.reject(new Error('The test page is not connected'));
-      const acked = new Promise<string>((resolve) => {
-        ackWaiters.push({ test: (removed) => removed === id, resolve });
-      });
-      for (const stream of streams) stream.write(`data: ${JSON.stringify({ remove: id })}\n\n`);
-      return withTimeout(`the page to remove #${id}`, acked, timeoutMs).then(() => undefined);
-    },
+    removeElement: (id, timeoutMs = 5000) =>
+      command({ remove: id }, `remove ${id}`, `the page to remove #${id}`, timeoutMs),
+    renameElement: (id, label, timeoutMs = 5000) =>
+      command({ rename: id, label }, `rename ${id}`, `the page to rename #${id}`, timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
         streams.forEach((stream) => stream.end());

@@ -11,18 +11,23 @@ import {
   A11Y_BUS,
   CACHE_PATH,
   COORD_TYPE_SCREEN,
+  DBUS_DRIVER,
   GONE_ERRORS,
   IFACE,
   REGISTRY,
   ROOT_PATH,
+  WATCHED_EVENTS,
 } from './atspi.constants';
 import {
   DBusCallError,
   DISCONNECTED,
   NO_REPLY,
   openDBusConnection,
+  type DBusCall,
   type DBusConnection,
+  type IncomingMessage,
 } from './dbus.connection';
+import { isListingChange } from './tree-cache';
 
 /** An accessible object: the unique bus name of its application and its object path. */
 export interface ObjectRef {
@@ -84,6 +89,10 @@ export class AtspiClient {
   /** Apps without a peer-to-peer socket (or whose socket failed): reached over the bus. */
   private readonly noPeer = new Set<string>();
   private broken: Error | undefined;
+  /** Per application (unique bus name): how many events that may change a listing it sent. */
+  private readonly changes = new Map<string, number>();
+  /** Whether those events reach this client; without them a listing reads the whole tree. */
+  tracksChanges = false;
 
   private constructor(
     private readonly bus: DBusConnection,
@@ -103,9 +112,14 @@ export class AtspiClient {
 
   /**
    * Connects to the accessibility bus announced on the given session bus and registers for
-   * one event: Chromium only answers Cache.GetItems once some client has registered.
+   * children-changed (Chromium only answers Cache.GetItems once some client has registered)
+   * and, with `watchChanges`, for every event that may change a listing (changeCount).
    */
-  static async connect(sessionBusAddress: string, timeoutMs: number): Promise<AtspiClient> {
+  static async connect(
+    sessionBusAddress: string,
+    timeoutMs: number,
+    options: { watchChanges?: boolean } = {},
+  ): Promise<AtspiClient> {
     const address = await getA11yBusAddress(sessionBusAddress, timeoutMs);
     const bus = await openDBusConnection(address, { hello: true, timeoutMs });
     const client = new AtspiClient(bus, timeoutMs);
@@ -113,17 +127,59 @@ export class AtspiClient {
     bus.onClose((reason) => {
       client.broken = reason;
     });
+    bus.onSignal((signal) => client.count(signal));
     try {
-      await client.call(REGISTRY.name, REGISTRY.path, IFACE.registry, 'RegisterEvent', 'sass', [
-        'object:children-changed',
-        [],
-        '',
-      ]);
+      await client.registerEvent(WATCHED_EVENTS[0] as string);
+      if (options.watchChanges) client.tracksChanges = await client.watchChanges();
     } catch (error) {
       client.close();
       throw error;
     }
     return client;
+  }
+
+  private async registerEvent(event: string): Promise<void> {
+    await this.call(REGISTRY.name, REGISTRY.path, IFACE.registry, 'RegisterEvent', 'sass', [
+      event,
+      [],
+      '',
+    ]);
+  }
+
+  /** Registers the watched events and has the bus route them here; false when it could not. */
+  private async watchChanges(): Promise<boolean> {
+    try {
+      await Promise.all([
+        ...WATCHED_EVENTS.slice(1).map((event) => this.registerEvent(event)),
+        ...[IFACE.eventObject, IFACE.cache].map((iface) =>
+          this.onBus({
+            ...DBUS_DRIVER,
+            member: 'AddMatch',
+            signature: 's',
+            body: [`type='signal',interface='${iface}'`],
+          }),
+        ),
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private count(signal: IncomingMessage): void {
+    const { sender, interface: iface, member } = signal;
+    if (sender === undefined || iface === undefined || member === undefined) return;
+    if (isListingChange(iface, member, signal.body[0])) {
+      this.changes.set(sender, (this.changes.get(sender) ?? 0) + 1);
+    }
+  }
+
+  /**
+   * How many events that may change a listing the application sent so far. Current once
+   * appName() of that application has returned.
+   */
+  changeCount(app: string): number {
+    return this.changes.get(app) ?? 0;
   }
 
   close(): void {
@@ -153,15 +209,19 @@ export class AtspiClient {
           if (!(error instanceof DBusCallError && error.type === DISCONNECTED)) throw error;
         }
       }
-      if (this.broken !== undefined) {
-        throw new DesktopUnavailableError('The accessibility bus connection is lost', {
-          cause: this.broken,
-        });
-      }
-      return await this.bus.call({ destination, ...request }, this.timeoutMs);
+      return await this.onBus({ destination, ...request });
     } catch (error) {
       throw this.translate(error);
     }
+  }
+
+  private onBus(request: DBusCall): Promise<unknown[]> {
+    if (this.broken !== undefined) {
+      throw new DesktopUnavailableError('The accessibility bus connection is lost', {
+        cause: this.broken,
+      });
+    }
+    return this.bus.call(request, this.timeoutMs);
   }
 
   /**
@@ -236,6 +296,26 @@ export class AtspiClient {
       'GetChildren',
     );
     return (children as unknown[]).map(asRef);
+  }
+
+  /**
+   * The application's name, asked over the bus, not the application's own socket: the answer
+   * comes after every event the application sent before it, so changeCount() is current.
+   */
+  async appName(app: ObjectRef): Promise<string> {
+    try {
+      const [variant] = await this.onBus({
+        destination: app.bus,
+        path: app.path,
+        interface: IFACE.properties,
+        member: 'Get',
+        signature: 'ss',
+        body: [IFACE.accessible, 'Name'],
+      });
+      return String((variant as { value: unknown }).value);
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   async name(ref: ObjectRef): Promise<string> {

@@ -9,12 +9,31 @@ export const REGISTRY = {
   rootPath: ROOT_PATH,
 };
 export const CACHE_PATH = '/org/a11y/atspi/cache';
+/** The bus itself (AddMatch: which signals it routes to us). */
+export const DBUS_DRIVER = {
+  destination: 'org.freedesktop.DBus',
+  path: '/org/freedesktop/DBus',
+  interface: 'org.freedesktop.DBus',
+};
+
+/**
+ * The events a listing watches (tree-cache.ts): an application sends only those some client
+ * registered for. children-changed also makes Chromium answer Cache.GetItems at all.
+ */
+export const WATCHED_EVENTS = [
+  'object:children-changed',
+  'object:state-changed',
+  'object:property-change',
+  'object:bounds-changed',
+  'object:visible-data-changed',
+];
 
 export const IFACE = {
   accessible: 'org.a11y.atspi.Accessible',
   application: 'org.a11y.atspi.Application',
   cache: 'org.a11y.atspi.Cache',
   component: 'org.a11y.atspi.Component',
+  eventObject: 'org.a11y.atspi.Event.Object',
   registry: 'org.a11y.atspi.Registry',
   properties: 'org.freedesktop.DBus.Properties',
 } as const;

@@ -13,10 +13,11 @@ import {
   type ModifierName,
   type UiElement,
 } from '../desktop';
-import { AtspiClient, isGoneError, type AtspiNode, type ObjectRef } from './atspi.client';
+import { AtspiClient, isGoneError, type ObjectRef } from './atspi.client';
 import { ROLE, STATE } from './atspi.constants';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
-import { hasState, orderCandidates, type Candidate } from './element-tree';
+import { hasState, orderCandidates, refKey, type Candidate } from './element-tree';
+import { TreeCache } from './tree-cache';
 import { focusElement } from './focus';
 import { interactabilityOf } from './interactability';
 import { toNutKeys } from './keys';
@@ -79,7 +80,9 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   if (!check.ok) throw new DesktopUnavailableError(check.reason);
   let client: AtspiClient;
   try {
-    client = await AtspiClient.connect(env.DBUS_SESSION_BUS_ADDRESS ?? '', callTimeoutMs);
+    client = await AtspiClient.connect(env.DBUS_SESSION_BUS_ADDRESS ?? '', callTimeoutMs, {
+      watchChanges: true,
+    });
   } catch (error) {
     throw new DesktopUnavailableError('Cannot connect to the accessibility bus', { cause: error });
   }
@@ -93,6 +96,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     input.close();
     throw error;
   }
+  const trees = new TreeCache();
   let closed = false;
   const open = (): AtspiClient => {
     if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
@@ -133,35 +137,68 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     }
   };
 
+  /** The candidates' elements (null: gone, or without a size) and the bounds read, by ref. */
+  const readElements = async (
+    atspi: AtspiClient,
+    appName: string,
+    candidates: Candidate[],
+    options: ListOptions,
+  ) => {
+    const elements = await Promise.all(
+      candidates.map((c) => toElement(atspi, appName, c, options)),
+    );
+    const bounds = new Map(
+      candidates.map((c, i) => [refKey(c.node.ref), elements[i]?.bounds ?? null] as const),
+    );
+    return { elements, bounds };
+  };
+
+  /**
+   * One application's elements. Its tree comes from the cache while the application sent no
+   * event that may change it (tree-cache.ts); the bounds are read every time, and one that moved
+   * since the previous listing (a scroll sends no event) has the tree read again.
+   */
   const appElements = async (
     atspi: AtspiClient,
     app: ObjectRef,
     filter: ElementFilter,
     options: ListOptions,
   ): Promise<UiElement[]> => {
-    let appName: string;
-    let nodes: AtspiNode[];
     try {
-      appName = await atspi.name(app);
+      const appName = await atspi.appName(app);
       if (!matches(filter.appName, appName, true)) return [];
-      nodes = await atspi.nodes(app);
+      const inWindow = (c: Candidate) => matches(filter.windowName, c.window, false);
+      const readTree = async () => {
+        const changes = atspi.changeCount(app.bus);
+        const candidates = orderCandidates(app, await atspi.nodes(app));
+        trees.save(app.bus, changes, candidates);
+        return candidates;
+      };
+      const cached = atspi.tracksChanges
+        ? trees.get(app.bus, atspi.changeCount(app.bus))
+        : undefined;
+      let read = await readElements(
+        atspi,
+        appName,
+        (cached ?? (await readTree())).filter(inWindow),
+        options,
+      );
+      if (!trees.record(app.bus, read.bounds, cached !== undefined)) {
+        read = await readElements(atspi, appName, (await readTree()).filter(inWindow), options);
+        trees.record(app.bus, read.bounds, false);
+      }
+      return read.elements.filter((e): e is UiElement => e !== null);
     } catch (error) {
       if (isGoneError(error)) return []; // the app quit while we listed
       throw error;
     }
-    const candidates = orderCandidates(app, nodes).filter((c) =>
-      matches(filter.windowName, c.window, false),
-    );
-    const elements = await Promise.all(
-      candidates.map((c) => toElement(atspi, appName, c, options)),
-    );
-    return elements.filter((e): e is UiElement => e !== null);
   };
 
   return {
     async listElements(filter, options = {}) {
       const atspi = open();
       const apps = await atspi.applications();
+      trees.keepOnly(new Set(apps.map((app) => app.bus)));
       const perApp = await Promise.all(apps.map((app) => appElements(atspi, app, filter, options)));
       return perApp.flat();
     },
