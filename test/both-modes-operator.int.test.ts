@@ -1,8 +1,9 @@
 /**
- * The operator path in both modes: list a real desktop's elements (Xvfb + AT-SPI + Chromium)
- * and press a key with modifiers on one chosen by index, through the distributed services
- * (RabbitMQ, the agent as its own process) and through `npm start`'s embedded process (the
- * agent in the same process as the gateway, over the in-process bus).
+ * The operator path in both modes: list a real desktop's elements (Xvfb + AT-SPI + Chromium
+ * showing a page of real-app size, about 500 labelled elements) and press a key with modifiers
+ * on one chosen by index, also deep in the list, through the distributed services (RabbitMQ,
+ * the agent as its own process) and through `npm start`'s embedded process (the agent in the
+ * same process as the gateway, over the in-process bus).
  */
 import type { ListElementsResponse } from '@screenfleet/contracts';
 import { waitFor } from '@screenfleet/runtime';
@@ -11,6 +12,7 @@ import {
   startDesktopHarness,
   type DesktopHarness,
 } from '../services/operator-agent/test/support/desktop-harness';
+import { LARGE_PAGE, type PageElement } from '../services/operator-agent/test/support/test-page';
 import { post } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 
@@ -23,7 +25,10 @@ describe.each(modes)('operator commands in %s mode', (mode) => {
   const device = `${mode}-desk`;
 
   beforeAll(async () => {
-    desk = await startDesktopHarness(freeDisplayNumber(mode === 'embedded' ? 130 : 140));
+    desk = await startDesktopHarness(
+      freeDisplayNumber(mode === 'embedded' ? 130 : 140),
+      LARGE_PAGE,
+    );
     system = await startSystem(mode, {
       agent: {
         device,
@@ -40,14 +45,17 @@ describe.each(modes)('operator commands in %s mode', (mode) => {
     await desk?.stop();
   }, 60_000);
 
-  /** Lists the page, retried until Chromium exposed the whole page. */
+  /** Lists the page, retried until Chromium exposed the whole page (its last element too). */
   async function listPage(): Promise<ListElementsResponse> {
+    const lastElement = desk!.pageElements[desk!.pageElements.length - 1] as PageElement;
     let last: Awaited<ReturnType<typeof post>> | undefined;
     return waitFor(
       async () => {
         last = await post(system!.url + LIST, { app_name: 'Chromium', device_name: device });
         const body = last.body as unknown as ListElementsResponse;
-        return last.status === 200 && body.elements.some((e) => e.text === 'Submit') && body;
+        return (
+          last.status === 200 && body.elements.some((e) => e.text === lastElement.label) && body
+        );
       },
       {
         timeoutMs: 30_000,
@@ -76,5 +84,34 @@ describe.each(modes)('operator commands in %s mode', (mode) => {
       shiftKey: true,
       altKey: false,
     });
+  });
+
+  it('when keys are pressed on elements deep in the ~500-element listing, then each arrives on its element', async () => {
+    const listing = await listPage();
+    const page = desk!.pageElements;
+    // The whole page in its order (the browser's document element aside).
+    expect(listing.elements.filter((e) => e.role !== 'document web').map((e) => e.text)).toEqual(
+      page.map((e) => e.label),
+    );
+    for (const { role, key } of [
+      { role: 'entry', key: 'u' },
+      { role: 'list item', key: 'v' },
+    ]) {
+      const target = listing.elements.find((e) => e.index >= 440 && e.role === role);
+      const element = page.find((e) => e.label === target?.text) as PageElement;
+      const response = await post(system!.url + PRESS, {
+        element_index: target!.index,
+        key,
+        modifiers: ['shift'],
+        device_name: device,
+        cache_id: listing.cache_info.cache_id,
+      });
+      expect(response).toMatchObject({ status: 200, body: { success: true } });
+      const code = `Key${key.toUpperCase()}`;
+      expect(await desk!.waitForKeydown((r) => r.code === code)).toMatchObject({
+        activeId: element.id,
+        shiftKey: true,
+      });
+    }
   });
 });
