@@ -27,7 +27,7 @@ import {
   type Gateway,
 } from '@screenfleet/gateway';
 import { createLinuxDesktop, type Desktop } from '@screenfleet/operator-agent';
-import { createLogger, createMetrics } from '@screenfleet/runtime';
+import { createLogger, createMetrics, waitFor } from '@screenfleet/runtime';
 import {
   freeDisplayNumber,
   startDesktopHarness,
@@ -148,12 +148,13 @@ async function main(): Promise<void> {
 
     // Chromium exposes the page shortly after it loaded: wait until all of it is listed.
     const last = desk.pageElements[desk.pageElements.length - 1] as PageElement;
-    let listing = await list();
-    while (!listing.elements.some((e) => e.text === last.label)) {
-      if (Date.now() > deadline) throw new Error('the whole page was never listed');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      listing = await list();
-    }
+    let listing = await waitFor(
+      async () => {
+        const answer = await list();
+        return answer.elements.some((e) => e.text === last.label) && answer;
+      },
+      { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 100, what: 'the whole page' },
+    );
     const target = deepElement(listing, desk.pageElements);
 
     for (let i = 0; i < WARM_UP; i++) listing = await list();

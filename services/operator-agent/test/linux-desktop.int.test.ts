@@ -3,6 +3,7 @@
  * that reports every keydown it receives. Fails (never skips) when the tooling is missing.
  */
 import { ValidationError } from '@screenfleet/contracts';
+import { waitFor } from '@screenfleet/runtime';
 import {
   checkDesktop,
   createLinuxDesktop,
@@ -40,19 +41,20 @@ function noModifiers(report: KeydownReport): boolean {
   return !report.ctrlKey && !report.shiftKey && !report.altKey && !report.metaKey;
 }
 
-async function eventually<T>(
+/** The first value `read` gives that is `done`, polled with the runtime's waitFor. */
+function eventually<T>(
   what: string,
   read: () => Promise<T>,
   done: (value: T) => boolean,
   timeoutMs = 3000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return waitFor(
+    async () => {
+      const value = await read();
+      return done(value) ? { value } : undefined;
+    },
+    { timeoutMs, intervalMs: 20, what },
+  ).then(({ value }) => value);
 }
 
 /** Where a real app's element may sit in a long listing: the scale tests press there. */
