@@ -9,7 +9,6 @@ import { AppError } from '@screenfleet/contracts';
 import { DesktopUnavailableError } from '../desktop';
 import {
   A11Y_BUS,
-  CACHE_PATH,
   COORD_TYPE_SCREEN,
   DBUS_DRIVER,
   GONE_ERRORS,
@@ -40,6 +39,8 @@ export interface AtspiNode {
   ref: ObjectRef;
   parent: ObjectRef;
   indexInParent: number;
+  /** How many children the application says the node has (-1: it does not say). */
+  childCount: number;
   interfaces: string[];
   name: string;
   role: number;
@@ -59,30 +60,14 @@ export function isGoneError(error: unknown): boolean {
   return error instanceof DBusCallError && GONE_ERRORS.has(error.type);
 }
 
-function asRef(value: unknown): ObjectRef {
+/** An `(so)` reference as D-Bus gives it. */
+export function asRef(value: unknown): ObjectRef {
   const [bus, path] = value as [string, string];
   return { bus, path };
 }
 
-/** Parses one `(so)(so)(so)iiassusau` entry of Cache.GetItems. */
-export function parseCacheItem(item: unknown): AtspiNode {
-  const fields = item as unknown[];
-  const states = (fields[9] as number[] | undefined) ?? [];
-  return {
-    ref: asRef(fields[0]),
-    parent: asRef(fields[2]),
-    indexInParent: Number(fields[3]),
-    interfaces: fields[5] as string[],
-    name: String(fields[6]),
-    role: Number(fields[7]),
-    states: [states[0] ?? 0, states[1] ?? 0],
-  };
-}
-
 export class AtspiClient {
   private readonly roleNames = new Map<number, string>();
-  /** Apps whose cache answered UnknownMethod: walk them instead. */
-  private readonly noCache = new Set<string>();
   /** Open peer-to-peer connections by the app's unique bus name. */
   private readonly peers = new Map<string, DBusConnection>();
   private readonly opening = new Map<string, Promise<DBusConnection>>();
@@ -367,52 +352,6 @@ export class AtspiClient {
   async grabFocus(ref: ObjectRef): Promise<boolean> {
     const [ok] = await this.call(ref.bus, ref.path, IFACE.component, 'GrabFocus');
     return ok === true;
-  }
-
-  /**
-   * Every node of an application: Cache.GetItems in one call when the app offers it, else the
-   * recursive walk (ten times slower, but every toolkit answers it).
-   */
-  async nodes(app: ObjectRef): Promise<AtspiNode[]> {
-    if (!this.noCache.has(app.bus)) {
-      try {
-        const [items] = await this.call(app.bus, CACHE_PATH, IFACE.cache, 'GetItems');
-        const nodes = (items as unknown[]).map(parseCacheItem);
-        if (nodes.length > 0) return nodes;
-      } catch (error) {
-        if (isGoneError(error)) throw error;
-        if (error instanceof DBusCallError && error.type.endsWith('UnknownMethod')) {
-          // Remember only a definite "no cache"; Chromium says so until RegisterEvent lands.
-          this.noCache.add(app.bus);
-        }
-      }
-    }
-    return this.walk(app);
-  }
-
-  private async walk(app: ObjectRef): Promise<AtspiNode[]> {
-    const nodes: AtspiNode[] = [];
-    const visit = async (ref: ObjectRef, parent: ObjectRef, index: number): Promise<void> => {
-      const [role, states, interfaces, name, children] = await Promise.all([
-        this.role(ref),
-        this.states(ref),
-        this.interfaces(ref),
-        this.name(ref),
-        this.call(ref.bus, ref.path, IFACE.accessible, 'GetChildren'),
-      ]);
-      nodes.push({ ref, parent, indexInParent: index, interfaces, name, role, states });
-      const childRefs = (children[0] as unknown[]).map(asRef);
-      await Promise.all(
-        childRefs.map((child, i) =>
-          visit(child, ref, i).catch((error: unknown) => {
-            // A child removed while we walk is simply not there any more.
-            if (!isGoneError(error)) throw error;
-          }),
-        ),
-      );
-    };
-    await visit(app, { bus: '', path: '' }, -1);
-    return nodes;
   }
 }
 

@@ -39,7 +39,13 @@ export const IFACE = {
 } as const;
 
 /** AtspiStateType bit numbers; all fall in the first of the two state words. */
-export const STATE = { focusable: 11, focused: 12, showing: 25, visible: 30 } as const;
+export const STATE = {
+  focusable: 11,
+  focused: 12,
+  showing: 25,
+  visible: 30,
+  managesDescendants: 31,
+} as const;
 
 /** AtspiCoordType: screen coordinates. */
 export const COORD_TYPE_SCREEN = 0;

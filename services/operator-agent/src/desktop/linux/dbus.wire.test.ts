@@ -1,4 +1,4 @@
-import { parseCacheItem } from './atspi.client';
+import { parseCacheItem } from './atspi.tree';
 import {
   decodeMessage,
   encodeMethodCall,
@@ -84,6 +84,7 @@ describe('D-Bus wire format', () => {
         ref: { bus: ':1.0', path: '/org/a11y/atspi/accessible/2' },
         parent: { bus: ':1.0', path: '/org/a11y/atspi/accessible/1' },
         indexInParent: 0,
+        childCount: 3,
         interfaces: ['org.a11y.atspi.Accessible', 'org.a11y.atspi.Component'],
         name: 'Operator test page',
         role: 95,
@@ -93,6 +94,7 @@ describe('D-Bus wire format', () => {
         ref: { bus: ':1.0', path: '/org/a11y/atspi/accessible/156' },
         parent: { bus: ':1.0', path: '/org/a11y/atspi/accessible/2' },
         indexInParent: 1,
+        childCount: 0,
         interfaces: ['org.a11y.atspi.Accessible'],
         name: 'Prénom ✓',
         role: 79,

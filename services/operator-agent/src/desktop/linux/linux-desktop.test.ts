@@ -18,6 +18,7 @@ const node = (
   ref: { bus: ':1.0', path },
   parent: { bus: ':1.0', path: parent },
   indexInParent: index,
+  childCount: 0,
   interfaces: ['org.a11y.atspi.Accessible', 'org.a11y.atspi.Component'],
   name,
   role: 79,

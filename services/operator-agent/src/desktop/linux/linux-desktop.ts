@@ -15,6 +15,7 @@ import {
 } from '../desktop';
 import { AtspiClient, isGoneError, type ObjectRef } from './atspi.client';
 import { ROLE, STATE } from './atspi.constants';
+import { AtspiTreeReader } from './atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
 import { hasState, orderCandidates, refKey, type Candidate } from './element-tree';
 import { TreeCache } from './tree-cache';
@@ -96,6 +97,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     input.close();
     throw error;
   }
+  const reader = new AtspiTreeReader(client);
   const trees = new TreeCache();
   let closed = false;
   const open = (): AtspiClient => {
@@ -170,7 +172,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const inWindow = (c: Candidate) => matches(filter.windowName, c.window, false);
       const readTree = async () => {
         const changes = atspi.changeCount(app.bus);
-        const candidates = orderCandidates(app, await atspi.nodes(app));
+        const candidates = orderCandidates(app, await reader.nodes(app));
         trees.save(app.bus, changes, candidates);
         return candidates;
       };

@@ -8,6 +8,7 @@ const candidate = (path: string): Candidate => ({
     ref: { bus: ':1.0', path },
     parent: { bus: ':1.0', path: '/root' },
     indexInParent: 0,
+    childCount: 0,
     interfaces: [],
     name: path,
     role: 79,
