@@ -95,6 +95,39 @@ describe('D-Bus connection on a real dbus-daemon', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
+  test('when calls of one tick share a timer, then each still fails at its own timeout and answered ones are not failed', async () => {
+    const [caller, silent] = await Promise.all([open(), open()]);
+    await silent.call(
+      { ...DRIVER, member: 'RequestName', signature: 'su', body: ['org.example.Mute', 0] },
+      3000,
+    );
+    const unanswered = {
+      destination: 'org.example.Mute',
+      path: '/',
+      interface: 'I.X',
+      member: 'M',
+    };
+    const settledAt = (promise: Promise<unknown>) =>
+      promise.then(
+        (value) => ({ value, at: Date.now() }),
+        (error: unknown) => ({ error, at: Date.now() }),
+      );
+    const started = Date.now();
+    const [answered, short, long] = await Promise.all([
+      settledAt(caller.call({ ...DRIVER, member: 'GetId' }, 300)),
+      settledAt(caller.call(unanswered, 300)),
+      settledAt(caller.call(unanswered, 900)),
+    ]);
+    expect(answered).toMatchObject({ value: [expect.any(String)] });
+    expect(short).toMatchObject({ error: { type: NO_REPLY } });
+    expect(long).toMatchObject({
+      error: { type: NO_REPLY, message: expect.stringMatching(/900 ms/) },
+    });
+    expect(short.at - started).toBeGreaterThanOrEqual(290);
+    expect(short.at - started).toBeLessThan(800);
+    expect(long.at - started).toBeGreaterThanOrEqual(890);
+  });
+
   test('when 500 calls go out at once, then each gets its own answer', async () => {
     const bus = await open();
     const names = Array.from({ length: 500 }, (_, i) =>
@@ -106,6 +139,26 @@ describe('D-Bus connection on a real dbus-daemon', () => {
       ),
     );
     expect(answers.map(([owned]) => owned)).toEqual(names.map((_, i) => i % 2 === 0));
+  });
+
+  test('when calls go out with callAll, then each outcome comes back in its place, errors as values', async () => {
+    const bus = await open();
+    const outcomes = await bus.callAll(
+      [
+        { ...DRIVER, member: 'GetId' },
+        { ...DRIVER, member: 'NoSuchMethod' },
+        { ...DRIVER, member: 'NameHasOwner', signature: 's', body: ['org.freedesktop.DBus'] },
+        { ...DRIVER, member: 'NameHasOwner', signature: 's', body: [] },
+      ],
+      3000,
+    );
+    expect(outcomes[0]).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    expect(outcomes[1]).toMatchObject({ type: 'org.freedesktop.DBus.Error.UnknownMethod' });
+    expect(outcomes[2]).toEqual([true]);
+    // A call that cannot be encoded fails alone, before anything is sent.
+    expect(outcomes[3]).toBeInstanceOf(Error);
+    expect((outcomes[3] as Error).message).toMatch(/0 values for signature 's'/);
+    await expect(bus.callAll([], 3000)).resolves.toEqual([]);
   });
 
   test('when a matching signal is sent, then onSignal sees it', async () => {

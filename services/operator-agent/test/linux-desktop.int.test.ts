@@ -16,6 +16,8 @@ import {
   type ModifierName,
   type UiElement,
 } from '../src/desktop';
+import { AtspiClient, isGoneError } from '../src/desktop/linux/atspi.client';
+import { decodeRef } from '../src/desktop/linux/linux-desktop';
 import {
   freeDisplayNumber,
   startDesktopHarness,
@@ -395,6 +397,17 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
     const relisted = await d().listElements({ appName: 'chromium' }, { domIds: true });
     expect(relisted.map((e) => e.domId)).not.toContain('email');
     expect(relisted.map((e) => e.domId)).toContain('submit');
+
+    // Bounds are read in one batch: the removed element's own outcome says so, the rest read.
+    const atspi = await AtspiClient.connect(h().env.DBUS_SESSION_BUS_ADDRESS, 3000);
+    try {
+      const submit = byDomId(relisted, 'submit');
+      const [gone, live] = await atspi.extentsOf([decodeRef(email.ref), decodeRef(submit.ref)]);
+      expect(isGoneError(gone)).toBe(true);
+      expect(live).toEqual(submit.bounds);
+    } finally {
+      atspi.close();
+    }
   });
 
   test('when two desktops run at once, then each gets only its own keys', async () => {

@@ -22,6 +22,7 @@ import {
   DISCONNECTED,
   NO_REPLY,
   openDBusConnection,
+  type CallOutcome,
   type DBusCall,
   type DBusConnection,
   type IncomingMessage,
@@ -58,6 +59,12 @@ export interface Extents {
 /** True for the DBus errors that mean the object or its application no longer exists. */
 export function isGoneError(error: unknown): boolean {
   return error instanceof DBusCallError && GONE_ERRORS.has(error.type);
+}
+
+/** GetExtents' `(iiii)`. */
+function toExtents(box: unknown): Extents {
+  const [x, y, width, height] = box as number[];
+  return { x: x ?? 0, y: y ?? 0, width: width ?? 0, height: height ?? 0 };
 }
 
 /** An `(so)` reference as D-Bus gives it. */
@@ -200,6 +207,54 @@ export class AtspiClient {
     }
   }
 
+  /**
+   * The same method on many objects of one application, sent at once: each object's outcome
+   * in order (the reply's body, or the error, translated as call() would throw it).
+   */
+  private async callEach(
+    app: string,
+    paths: readonly string[],
+    iface: string,
+    member: string,
+    signature = '',
+    body: unknown[] = [],
+  ): Promise<CallOutcome[]> {
+    const requests = paths.map((path) => ({ path, interface: iface, member, signature, body }));
+    const connection = await this.peerFor(app)?.catch((error: unknown) => {
+      throw this.translate(error);
+    });
+    const outcomes =
+      connection === undefined
+        ? await this.onBusAll(requests.map((request) => ({ destination: app, ...request })))
+        : await connection.callAll(requests, this.timeoutMs);
+    if (!outcomes.some((outcome) => outcome instanceof Error)) return outcomes;
+    return Promise.all(
+      outcomes.map(async (outcome, i) => {
+        if (!(outcome instanceof Error)) return outcome;
+        // The app closed its socket meanwhile: ask over the bus, as call() does.
+        if (
+          connection !== undefined &&
+          outcome instanceof DBusCallError &&
+          outcome.type === DISCONNECTED
+        ) {
+          return this.onBus({ destination: app, ...(requests[i] as DBusCall) }).catch(
+            (error: unknown) => this.translate(error) as Error,
+          );
+        }
+        return this.translate(outcome) as Error;
+      }),
+    );
+  }
+
+  private async onBusAll(requests: DBusCall[]): Promise<CallOutcome[]> {
+    if (this.broken !== undefined) {
+      throw new DesktopUnavailableError('The accessibility bus connection is lost', {
+        cause: this.broken,
+      });
+    }
+    return this.bus.callAll(requests, this.timeoutMs);
+  }
+
   private onBus(request: DBusCall): Promise<unknown[]> {
     if (this.broken !== undefined) {
       throw new DesktopUnavailableError('The accessibility bus connection is lost', {
@@ -316,6 +371,11 @@ export class AtspiClient {
     return Number(role);
   }
 
+  /** The role's name if roleName() asked it already. */
+  knownRoleName(role: number): string | undefined {
+    return this.roleNames.get(role);
+  }
+
   /** The role's name ('push button' ...); names are fixed per role number, so cached. */
   async roleName(ref: ObjectRef, role: number): Promise<string> {
     const known = this.roleNames.get(role);
@@ -340,8 +400,31 @@ export class AtspiClient {
     const [box] = await this.call(ref.bus, ref.path, IFACE.component, 'GetExtents', 'u', [
       COORD_TYPE_SCREEN,
     ]);
-    const [x, y, width, height] = box as number[];
-    return { x: x ?? 0, y: y ?? 0, width: width ?? 0, height: height ?? 0 };
+    return toExtents(box);
+  }
+
+  /** The bounds of many objects at once, each Extents or its error, in their order. */
+  async extentsOf(refs: readonly ObjectRef[]): Promise<Array<Extents | Error>> {
+    const byApp = new Map<string, number[]>();
+    refs.forEach((ref, i) => {
+      const indexes = byApp.get(ref.bus);
+      if (indexes) indexes.push(i);
+      else byApp.set(ref.bus, [i]);
+    });
+    const extents = new Array<Extents | Error>(refs.length);
+    await Promise.all(
+      [...byApp].map(async ([app, indexes]) => {
+        const paths = indexes.map((i) => (refs[i] as ObjectRef).path);
+        const outcomes = await this.callEach(app, paths, IFACE.component, 'GetExtents', 'u', [
+          COORD_TYPE_SCREEN,
+        ]);
+        outcomes.forEach((outcome, k) => {
+          extents[indexes[k] as number] =
+            outcome instanceof Error ? outcome : toExtents(outcome[0]);
+        });
+      }),
+    );
+    return extents;
   }
 
   async attributes(ref: ObjectRef): Promise<Record<string, string>> {

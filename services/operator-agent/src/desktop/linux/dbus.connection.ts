@@ -2,12 +2,13 @@
  * One D-Bus connection: to a bus (the session bus, the accessibility bus) or straight to one
  * application (AT-SPI's peer-to-peer socket, which skips the bus daemon). Method calls only,
  * each with a timeout, since a hung application must not hang the agent. Calls made in the same
- * tick go out in one write: a listing sends hundreds at once.
+ * tick go out in one write, encoded into one buffer, and share one timer: a listing sends
+ * hundreds at once.
  */
 import { connect, type Socket } from 'node:net';
 import {
+  CallBatch,
   decodeMessage,
-  encodeMethodCall,
   MESSAGE_TYPE,
   MessageStream,
   type IncomingMessage,
@@ -41,15 +42,49 @@ export interface DBusCall {
   body?: unknown[];
 }
 
-interface Pending {
-  resolve(body: unknown[]): void;
-  reject(error: Error): void;
+/**
+ * The calls of one tick with the same timeout share one timer: a listing's hundreds of calls
+ * cost one timer, not hundreds.
+ */
+interface TimerGroup {
   timer: NodeJS.Timeout;
+  /** Calls of the group still waiting; the timer is cleared when none is left. */
+  waiting: number;
 }
+
+/** A call's outcome: the body of its reply, or why there is none (DBusCallError mostly). */
+export type CallOutcome = unknown[] | Error;
+
+/** The calls of one callAll: their outcomes, filled in as they come. */
+interface Waiter {
+  outcomes: CallOutcome[];
+  left: number;
+  done(outcomes: CallOutcome[]): void;
+}
+
+interface Pending {
+  call: DBusCall;
+  group: TimerGroup;
+  waiter: Waiter;
+  index: number;
+}
+
+function finish({ waiter, index }: Pick<Pending, 'waiter' | 'index'>, outcome: CallOutcome): void {
+  waiter.outcomes[index] = outcome;
+  if (--waiter.left === 0) waiter.done(waiter.outcomes);
+}
+
+const describeCall = (call: DBusCall): string =>
+  `${call.interface}.${call.member}${call.destination ? ` on ${call.destination}` : ''}`;
 
 export interface DBusConnection {
   /** The body of the reply; DBusCallError for an error reply, a timeout (NO_REPLY) or a loss. */
   call(call: DBusCall, timeoutMs: number): Promise<unknown[]>;
+  /**
+   * Many calls at once, one outcome each in their order (never rejects): one promise for
+   * hundreds of calls, where a promise each would cost a listing more than the calls do.
+   */
+  callAll(calls: readonly DBusCall[], timeoutMs: number): Promise<CallOutcome[]>;
   /** Whether the connection is gone (closed here, or by the peer); calls fail at once then. */
   readonly closed: boolean;
   /** Signals the bus routes to us (after an AddMatch). */
@@ -165,7 +200,10 @@ class Connection implements DBusConnection {
   private readonly stream = new MessageStream();
   private readonly closeListeners: Array<(reason: Error) => void> = [];
   private readonly signalListeners: Array<(signal: IncomingMessage) => void> = [];
-  private corked = false;
+  /** Calls made in this tick, sent together on the next one. */
+  private outgoing: CallBatch | undefined;
+  /** This tick's timer groups, by timeout. */
+  private readonly groups = new Map<number, TimerGroup>();
   private lost: Error | undefined;
 
   constructor(private readonly socket: Socket) {
@@ -204,50 +242,101 @@ class Connection implements DBusConnection {
         continue;
       }
       if (message.replySerial === undefined) continue; // calls to us: none expected
-      const waiting = this.pending.get(message.replySerial);
+      const waiting = this.settle(message.replySerial);
       if (!waiting) continue; // timed out already
-      this.pending.delete(message.replySerial);
-      clearTimeout(waiting.timer);
       if (message.type === MESSAGE_TYPE.error) {
         const detail = typeof message.body[0] === 'string' ? message.body[0] : '';
-        waiting.reject(new DBusCallError(message.errorName ?? 'unknown error', detail));
+        finish(waiting, new DBusCallError(message.errorName ?? 'unknown error', detail));
       } else {
-        waiting.resolve(message.body);
+        finish(waiting, message.body);
       }
     }
   }
 
-  call(call: DBusCall, timeoutMs: number): Promise<unknown[]> {
-    const what = `${call.interface}.${call.member}${call.destination ? ` on ${call.destination}` : ''}`;
+  /** Takes the call off the waiting list (its group's timer goes with the group's last call). */
+  private settle(serial: number): Pending | undefined {
+    const waiting = this.pending.get(serial);
+    if (!waiting) return undefined;
+    this.pending.delete(serial);
+    if (--waiting.group.waiting === 0) clearTimeout(waiting.group.timer);
+    return waiting;
+  }
+
+  async call(call: DBusCall, timeoutMs: number): Promise<unknown[]> {
+    const [outcome] = await this.callAll([call], timeoutMs);
+    if (outcome instanceof Error) throw outcome;
+    return outcome as unknown[];
+  }
+
+  callAll(calls: readonly DBusCall[], timeoutMs: number): Promise<CallOutcome[]> {
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        outcomes: new Array<CallOutcome>(calls.length),
+        left: calls.length,
+        done: resolve,
+      };
+      if (calls.length === 0) resolve([]);
+      calls.forEach((call, index) => this.send(call, timeoutMs, waiter, index));
+    });
+  }
+
+  private send(call: DBusCall, timeoutMs: number, waiter: Waiter, index: number): void {
     if (this.lost) {
-      return Promise.reject(
-        new DBusCallError(DISCONNECTED, `${what}: the connection is gone (${this.lost.message})`),
+      const reason = `${describeCall(call)}: the connection is gone (${this.lost.message})`;
+      finish({ waiter, index }, new DBusCallError(DISCONNECTED, reason));
+      return;
+    }
+    const serial = this.serial >= 0xffffffff ? 1 : this.serial + 1;
+    const batch = this.outgoing ?? new CallBatch();
+    try {
+      batch.add(call, serial);
+    } catch (error) {
+      finish({ waiter, index }, error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.serial = serial;
+    if (this.outgoing === undefined) {
+      this.outgoing = batch;
+      process.nextTick(() => this.flush());
+    }
+    const group = this.timerGroup(timeoutMs);
+    group.waiting++;
+    this.pending.set(serial, { call, waiter, index, group });
+  }
+
+  private timerGroup(timeoutMs: number): TimerGroup {
+    let group = this.groups.get(timeoutMs);
+    if (group === undefined) {
+      const created: TimerGroup = {
+        waiting: 0,
+        timer: setTimeout(() => this.expire(created, timeoutMs), timeoutMs),
+      };
+      this.groups.set(timeoutMs, created);
+      group = created;
+    }
+    return group;
+  }
+
+  private expire(group: TimerGroup, timeoutMs: number): void {
+    for (const [serial, waiting] of this.pending) {
+      if (waiting.group !== group) continue;
+      this.pending.delete(serial);
+      finish(
+        waiting,
+        new DBusCallError(
+          NO_REPLY,
+          `${describeCall(waiting.call)} did not answer within ${timeoutMs} ms`,
+        ),
       );
     }
-    this.serial = this.serial >= 0xffffffff ? 1 : this.serial + 1;
-    const serial = this.serial;
-    let bytes: Buffer;
-    try {
-      bytes = encodeMethodCall({ ...call, serial });
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return new Promise<unknown[]>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(serial);
-        reject(new DBusCallError(NO_REPLY, `${what} did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(serial, { resolve, reject, timer });
-      if (!this.corked) {
-        this.corked = true;
-        this.socket.cork();
-        process.nextTick(() => {
-          this.corked = false;
-          this.socket.uncork();
-        });
-      }
-      this.socket.write(bytes);
-    });
+  }
+
+  /** Sends this tick's calls in one write; the next tick's calls get timers of their own. */
+  private flush(): void {
+    const batch = this.outgoing;
+    this.outgoing = undefined;
+    this.groups.clear();
+    if (batch && !batch.empty && !this.lost) this.socket.write(batch.bytes());
   }
 
   onSignal(listener: (signal: IncomingMessage) => void): void {
@@ -263,10 +352,14 @@ class Connection implements DBusConnection {
     if (this.lost) return;
     this.lost = reason;
     this.socket.destroy();
-    for (const [serial, waiting] of this.pending) {
-      this.pending.delete(serial);
-      clearTimeout(waiting.timer);
-      waiting.reject(new DBusCallError(DISCONNECTED, `the connection is gone: ${reason.message}`));
+    for (const serial of [...this.pending.keys()]) {
+      const waiting = this.settle(serial);
+      if (waiting) {
+        finish(
+          waiting,
+          new DBusCallError(DISCONNECTED, `the connection is gone: ${reason.message}`),
+        );
+      }
     }
     for (const listener of this.closeListeners.splice(0)) listener(reason);
   }

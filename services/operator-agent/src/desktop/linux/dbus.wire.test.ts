@@ -1,5 +1,6 @@
 import { parseCacheItem } from './atspi.tree';
 import {
+  CallBatch,
   decodeMessage,
   encodeMethodCall,
   MAX_MESSAGE_BYTES,
@@ -55,6 +56,37 @@ describe('D-Bus wire format', () => {
         body: ['object:children-changed', [], ''],
       }).toString('hex'),
     ).toBe(FIXTURES.registerCall);
+  });
+
+  test('when calls are batched, then each is aligned from its own start, as if sent alone', () => {
+    // 148 bytes: the second call starts at an offset that is not a multiple of 8.
+    const first = {
+      serial: 7,
+      destination: ':1.0',
+      path: '/org/a11y/atspi/accessible/156',
+      interface: 'org.a11y.atspi.Component',
+      member: 'GetExtents',
+      signature: 'u',
+      body: [0],
+    };
+    const second = {
+      serial: 2,
+      destination: 'org.a11y.atspi.Registry',
+      path: '/org/a11y/atspi/registry',
+      interface: 'org.a11y.atspi.Registry',
+      member: 'RegisterEvent',
+      signature: 'sass',
+      body: ['object:children-changed', [], ''],
+    };
+    const batch = new CallBatch();
+    batch.add(first, first.serial);
+    expect(() => batch.add({ ...second, body: ['too few'] }, 3)).toThrow(/1 values/);
+    batch.add(second, second.serial);
+    expect(batch.bytes().toString('hex')).toBe(FIXTURES.extentsCall + FIXTURES.registerCall);
+    expect(new MessageStream().push(batch.bytes()).map((m) => m.length)).toEqual([
+      FIXTURES.extentsCall.length / 2,
+      FIXTURES.registerCall.length / 2,
+    ]);
   });
 
   test('when replies are decoded, then structs, arrays, dicts, variants and errors come out as values', () => {

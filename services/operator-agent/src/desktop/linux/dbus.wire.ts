@@ -117,10 +117,18 @@ export function parseSignature(signature: string): TypeNode[] {
   return types;
 }
 
-/** Writes little-endian values at their alignment from the start of the message. */
+/**
+ * Writes little-endian values at their alignment from the start of the message (`start`):
+ * several messages can follow one another in one buffer.
+ */
 class Writer {
-  private buffer = Buffer.allocUnsafe(256);
+  private buffer: Buffer;
   pos = 0;
+  start = 0;
+
+  constructor(size = 256) {
+    this.buffer = Buffer.allocUnsafe(size);
+  }
 
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buffer.length) return;
@@ -130,7 +138,7 @@ class Writer {
   }
 
   align(to: number): void {
-    const padded = (this.pos + to - 1) & ~(to - 1);
+    const padded = this.start + ((this.pos - this.start + to - 1) & ~(to - 1));
     this.room(padded - this.pos);
     this.buffer.fill(0, this.pos, padded);
     this.pos = padded;
@@ -257,38 +265,33 @@ class Writer {
   }
 }
 
-const FIELD_SIGNATURES: Record<number, TypeNode> = {
-  [FIELD.path]: { code: 'o', children: [] },
-  [FIELD.interface]: { code: 's', children: [] },
-  [FIELD.member]: { code: 's', children: [] },
-  [FIELD.destination]: { code: 's', children: [] },
-  [FIELD.signature]: { code: 'g', children: [] },
-};
+/** One header field: its code, the signature of its one type and the value. */
+function writeField(w: Writer, code: number, value: string, typeCode: 'o' | 's' | 'g'): void {
+  w.align(8);
+  w.u8(code);
+  w.signature(typeCode);
+  if (typeCode === 'g') w.signature(value);
+  else w.string(value);
+}
 
-/** One method call as the bytes to send. */
-export function encodeMethodCall(call: MethodCall): Buffer {
-  const w = new Writer();
+/** Appends one method call to `w`, at its current position. */
+function writeMethodCall(w: Writer, call: Omit<MethodCall, 'serial'>, serial: number): void {
+  const start = w.pos;
+  w.start = start;
   w.u8(0x6c); // 'l': little endian
   w.u8(MESSAGE_TYPE.methodCall);
   w.u8(0);
   w.u8(PROTOCOL_VERSION);
   w.u32(0); // body length, set below
-  w.u32(call.serial);
+  w.u32(serial);
   w.u32(0); // header fields length, set below
-  const fieldsStart = FIXED_HEADER;
-  const field = (code: number, typeCode: string, value: string): void => {
-    w.align(8);
-    w.u8(code);
-    w.signature(typeCode);
-    w.value(FIELD_SIGNATURES[code] as TypeNode, value);
-  };
-  field(FIELD.path, 'o', call.path);
-  field(FIELD.interface, 's', call.interface);
-  field(FIELD.member, 's', call.member);
-  if (call.destination !== undefined) field(FIELD.destination, 's', call.destination);
+  writeField(w, FIELD.path, call.path, 'o');
+  writeField(w, FIELD.interface, call.interface, 's');
+  writeField(w, FIELD.member, call.member, 's');
+  if (call.destination !== undefined) writeField(w, FIELD.destination, call.destination, 's');
   const signature = call.signature ?? '';
-  if (signature !== '') field(FIELD.signature, 'g', signature);
-  w.setU32(12, w.pos - fieldsStart);
+  if (signature !== '') writeField(w, FIELD.signature, signature, 'g');
+  w.setU32(start + 12, w.pos - start - FIXED_HEADER);
   w.align(8);
   const bodyStart = w.pos;
   const types = parseSignature(signature);
@@ -296,9 +299,42 @@ export function encodeMethodCall(call: MethodCall): Buffer {
   if (body.length !== types.length) {
     throw new Error(`${call.member}: ${body.length} values for signature '${signature}'`);
   }
-  types.forEach((type, i) => w.value(type, body[i]));
-  w.setU32(4, w.pos - bodyStart);
+  for (let i = 0; i < types.length; i++) w.value(types[i] as TypeNode, body[i]);
+  w.setU32(start + 4, w.pos - bodyStart);
+}
+
+/** One method call as the bytes to send. */
+export function encodeMethodCall(call: MethodCall): Buffer {
+  const w = new Writer();
+  writeMethodCall(w, call, call.serial);
   return w.bytes();
+}
+
+/**
+ * Method calls encoded one after another into one buffer, to be sent in one write: a listing
+ * sends hundreds at once, and one buffer costs far less than hundreds.
+ */
+export class CallBatch {
+  private readonly writer = new Writer(16 * 1024);
+
+  /** Appends the call; on an error (a value that does not fit its signature) nothing is added. */
+  add(call: Omit<MethodCall, 'serial'>, serial: number): void {
+    const before = this.writer.pos;
+    try {
+      writeMethodCall(this.writer, call, serial);
+    } catch (error) {
+      this.writer.pos = before;
+      throw error;
+    }
+  }
+
+  get empty(): boolean {
+    return this.writer.pos === 0;
+  }
+
+  bytes(): Buffer {
+    return this.writer.bytes();
+  }
 }
 
 /** Reads values at their alignment from the start of one message. */
@@ -416,29 +452,34 @@ class Reader {
       }
       case '(': {
         this.align(8);
-        return type.children.map((child) => this.value(child));
+        const fields: unknown[] = [];
+        for (const child of type.children) fields.push(this.value(child));
+        return fields;
       }
       default:
         throw new Error(`Cannot read D-Bus type '${type.code}'`);
     }
   }
 
-  /** The header's field array: code -> value. */
-  fields(): Map<number, unknown> {
+  /** One header field: its code and value. */
+  field(): { code: number; value: unknown } {
+    this.align(8);
+    this.need(1);
+    const code = this.buffer[this.pos++] as number;
+    const [type] = parseSignature(this.signature());
+    return { code, value: this.value(type as TypeNode) };
+  }
+
+  /** Where the header's field array ends (pos is then at its start). */
+  fieldsEnd(): number {
     this.pos = 12;
     const length = this.u32();
-    const end = FIXED_HEADER + length;
     this.need(length);
-    const fields = new Map<number, unknown>();
-    while (this.pos < end) {
-      this.align(8);
-      this.need(1);
-      const code = this.buffer[this.pos++] as number;
-      const [type] = parseSignature(this.signature());
-      fields.set(code, this.value(type as TypeNode));
-    }
+    return FIXED_HEADER + length;
+  }
+
+  bodyStart(): void {
     this.align(8);
-    return fields;
   }
 }
 
@@ -456,26 +497,43 @@ export function messageLength(header: Buffer): number {
 /** One whole message. */
 export function decodeMessage(bytes: Buffer): IncomingMessage {
   const reader = new Reader(bytes);
-  const type = bytes[1] as number;
   reader.pos = 8;
-  const serial = reader.u32();
-  const fields = reader.fields();
-  const signature = (fields.get(FIELD.signature) as string | undefined) ?? '';
-  const body = parseSignature(signature).map((t) => reader.value(t));
-  const message: IncomingMessage = { type, serial, signature, body };
-  const text = (code: number): string | undefined => fields.get(code) as string | undefined;
-  const replySerial = fields.get(FIELD.replySerial) as number | undefined;
-  if (replySerial !== undefined) message.replySerial = replySerial;
-  const optional = {
-    errorName: text(FIELD.errorName),
-    path: text(FIELD.path),
-    interface: text(FIELD.interface),
-    member: text(FIELD.member),
-    sender: text(FIELD.sender),
+  const message: IncomingMessage = {
+    type: bytes[1] as number,
+    serial: reader.u32(),
+    signature: '',
+    body: [],
   };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined) message[key as keyof typeof optional] = value;
+  const end = reader.fieldsEnd();
+  while (reader.pos < end) {
+    const { code, value } = reader.field();
+    switch (code) {
+      case FIELD.replySerial:
+        message.replySerial = value as number;
+        break;
+      case FIELD.signature:
+        message.signature = value as string;
+        break;
+      case FIELD.errorName:
+        message.errorName = value as string;
+        break;
+      case FIELD.path:
+        message.path = value as string;
+        break;
+      case FIELD.interface:
+        message.interface = value as string;
+        break;
+      case FIELD.member:
+        message.member = value as string;
+        break;
+      case FIELD.sender:
+        message.sender = value as string;
+        break;
+      default: // destination, unix fds: nothing here needs them
+    }
   }
+  reader.bodyStart();
+  for (const type of parseSignature(message.signature)) message.body.push(reader.value(type));
   return message;
 }
 

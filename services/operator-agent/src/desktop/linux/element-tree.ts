@@ -7,6 +7,8 @@ import { IFACE, ROLE, STATE } from './atspi.constants';
 
 export interface Candidate {
   node: AtspiNode;
+  /** refKey(node.ref), made once per tree read. */
+  key: string;
   /** The name of the app root's child on the node's parent chain: the top-level window. */
   window: string;
 }
@@ -51,7 +53,7 @@ export function orderCandidates(app: ObjectRef, nodes: readonly AtspiNode[]): Ca
   const result: Candidate[] = [];
   const seen = new Set<string>();
   // Iterative, so a deep page cannot overflow the stack.
-  const stack: { node: AtspiNode; window: string }[] = [];
+  const stack: Omit<Candidate, 'key'>[] = [];
   const pushChildren = (parent: ObjectRef, window: string | undefined): void => {
     const list = children.get(refKey(parent)) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
@@ -61,11 +63,11 @@ export function orderCandidates(app: ObjectRef, nodes: readonly AtspiNode[]): Ca
   };
   pushChildren(app, undefined);
   while (stack.length > 0) {
-    const { node, window } = stack.pop() as { node: AtspiNode; window: string };
+    const { node, window } = stack.pop() as Omit<Candidate, 'key'>;
     const key = refKey(node.ref);
     if (seen.has(key)) continue;
     seen.add(key);
-    if (isListable(node)) result.push({ node, window });
+    if (isListable(node)) result.push({ node, key, window });
     pushChildren(node.ref, window);
   }
   return result;

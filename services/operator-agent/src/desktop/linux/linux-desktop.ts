@@ -13,7 +13,7 @@ import {
   type ModifierName,
   type UiElement,
 } from '../desktop';
-import { AtspiClient, isGoneError, type ObjectRef } from './atspi.client';
+import { AtspiClient, isGoneError, type Extents, type ObjectRef } from './atspi.client';
 import { ROLE, STATE } from './atspi.constants';
 import { AtspiTreeReader } from './atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
@@ -39,7 +39,7 @@ export interface LinuxDesktopOptions {
 }
 
 export function encodeRef(ref: ObjectRef): ElementRef {
-  return `${ref.bus}${ref.path}` as ElementRef;
+  return refKey(ref) as ElementRef;
 }
 
 /** Bus names never contain '/', object paths always start with it. */
@@ -54,6 +54,34 @@ function matches(filterValue: string | undefined, actual: string, whole: boolean
   const wanted = filterValue.trim().toLowerCase();
   const value = actual.toLowerCase();
   return whole ? value === wanted : value.includes(wanted);
+}
+
+/** A gone object reads as null; any other error is thrown. */
+function unlessGone(error: unknown): null {
+  if (isGoneError(error)) return null;
+  throw error;
+}
+
+/**
+ * Asks the name of each role the client does not know yet, of one candidate with that role
+ * (the next one if that one is gone meanwhile).
+ */
+async function learnRoleNames(atspi: AtspiClient, candidates: readonly Candidate[]) {
+  const unknown = new Map<number, Candidate[]>();
+  for (const candidate of candidates) {
+    const { role } = candidate.node;
+    if (atspi.knownRoleName(role) !== undefined) continue;
+    const withRole = unknown.get(role);
+    if (withRole) withRole.push(candidate);
+    else unknown.set(role, [candidate]);
+  }
+  await Promise.all(
+    [...unknown.values()].map(async (withRole) => {
+      for (const { node } of withRole) {
+        if ((await atspi.roleName(node.ref, node.role).catch(unlessGone)) !== null) return;
+      }
+    }),
+  );
 }
 
 async function waitFocused(
@@ -106,53 +134,39 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   };
 
   /**
-   * Reads what the cache does not carry (the bounds; the role's name once per role); null when
-   * the element vanished meanwhile.
+   * The candidates' elements (null: gone, or without a size). What the cache does not carry is
+   * read here: the bounds, in one batch; a role's name once per role (the client keeps them).
    */
-  const toElement = async (
+  const readElements = async (
     atspi: AtspiClient,
     app: string,
-    { node, window }: Candidate,
+    candidates: readonly Candidate[],
     options: ListOptions,
-  ): Promise<UiElement | null> => {
-    try {
-      const [bounds, attributes, role] = await Promise.all([
-        atspi.extents(node.ref),
-        options.domIds ? atspi.attributes(node.ref) : undefined,
-        atspi.roleName(node.ref, node.role),
-      ]);
-      if (bounds.width <= 0 || bounds.height <= 0) return null;
+  ): Promise<Array<UiElement | null>> => {
+    const refs = candidates.map((c) => c.node.ref);
+    const [boxes, attributes] = await Promise.all([
+      atspi.extentsOf(refs),
+      options.domIds ? Promise.all(refs.map((ref) => atspi.attributes(ref).catch(unlessGone))) : [],
+      learnRoleNames(atspi, candidates),
+    ]);
+    return candidates.map(({ node, key, window }, i) => {
+      const bounds = boxes[i] as Extents | Error;
+      if (bounds instanceof Error) return unlessGone(bounds);
+      const role = atspi.knownRoleName(node.role);
+      if (bounds.width <= 0 || bounds.height <= 0 || role === undefined) return null;
       const element: UiElement = {
         role,
         name: node.name,
         bounds,
         app,
         window,
-        ref: encodeRef(node.ref),
+        ref: key as ElementRef, // encodeRef(node.ref), made once per tree read
         interactability: interactabilityOf(role, true),
       };
-      if (attributes?.id) element.domId = attributes.id;
+      const domId = attributes[i]?.id;
+      if (domId) element.domId = domId;
       return element;
-    } catch (error) {
-      if (isGoneError(error)) return null;
-      throw error;
-    }
-  };
-
-  /** The candidates' elements (null: gone, or without a size) and the bounds read, by ref. */
-  const readElements = async (
-    atspi: AtspiClient,
-    appName: string,
-    candidates: Candidate[],
-    options: ListOptions,
-  ) => {
-    const elements = await Promise.all(
-      candidates.map((c) => toElement(atspi, appName, c, options)),
-    );
-    const bounds = new Map(
-      candidates.map((c, i) => [refKey(c.node.ref), elements[i]?.bounds ?? null] as const),
-    );
-    return { elements, bounds };
+    });
   };
 
   /**
@@ -179,17 +193,16 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const cached = atspi.tracksChanges
         ? trees.get(app.bus, atspi.changeCount(app.bus))
         : undefined;
-      let read = await readElements(
-        atspi,
-        appName,
-        (cached ?? (await readTree())).filter(inWindow),
-        options,
-      );
-      if (!trees.record(app.bus, read.bounds, cached !== undefined)) {
-        read = await readElements(atspi, appName, (await readTree()).filter(inWindow), options);
-        trees.record(app.bus, read.bounds, false);
+      const boundsRead = (candidates: Candidate[], elements: Array<UiElement | null>) =>
+        new Map(candidates.map((c, i) => [c.key, elements[i]?.bounds ?? null] as const));
+      let candidates = (cached ?? (await readTree())).filter(inWindow);
+      let elements = await readElements(atspi, appName, candidates, options);
+      if (!trees.record(app.bus, boundsRead(candidates, elements), cached !== undefined)) {
+        candidates = (await readTree()).filter(inWindow);
+        elements = await readElements(atspi, appName, candidates, options);
+        trees.record(app.bus, boundsRead(candidates, elements), false);
       }
-      return read.elements.filter((e): e is UiElement => e !== null);
+      return elements.filter((e): e is UiElement => e !== null);
     } catch (error) {
       if (isGoneError(error)) return []; // the app quit while we listed
       throw error;

@@ -4,6 +4,7 @@ import type { Candidate } from './element-tree';
 import { isListingChange, TreeCache } from './tree-cache';
 
 const candidate = (path: string): Candidate => ({
+  key: `:1.0${path}`,
   node: {
     ref: { bus: ':1.0', path },
     parent: { bus: ':1.0', path: '/root' },
