@@ -405,6 +405,13 @@ describe('Linux desktop (AT-SPI + nut-js) on a real Xvfb desktop', () => {
       const [gone, live] = await atspi.extentsOf([decodeRef(email.ref), decodeRef(submit.ref)]);
       expect(isGoneError(gone)).toBe(true);
       expect(live).toEqual(submit.bounds);
+      // Role names likewise: the removed element's role stays unknown, the other is learned.
+      await atspi.learnRoleNames([
+        { ref: decodeRef(email.ref), role: 1000 },
+        { ref: decodeRef(submit.ref), role: 1001 },
+      ]);
+      expect(atspi.knownRoleName(1000)).toBeUndefined();
+      expect(atspi.knownRoleName(1001)).toBe(submit.role);
     } finally {
       atspi.close();
     }

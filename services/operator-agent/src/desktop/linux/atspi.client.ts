@@ -255,7 +255,7 @@ export class AtspiClient {
     return this.bus.callAll(requests, this.timeoutMs);
   }
 
-  private onBus(request: DBusCall): Promise<unknown[]> {
+  private async onBus(request: DBusCall): Promise<unknown[]> {
     if (this.broken !== undefined) {
       throw new DesktopUnavailableError('The accessibility bus connection is lost', {
         cause: this.broken,
@@ -405,26 +405,59 @@ export class AtspiClient {
 
   /** The bounds of many objects at once, each Extents or its error, in their order. */
   async extentsOf(refs: readonly ObjectRef[]): Promise<Array<Extents | Error>> {
+    const outcomes = await this.callOnEach(refs, IFACE.component, 'GetExtents', 'u', [
+      COORD_TYPE_SCREEN,
+    ]);
+    return outcomes.map((outcome) => (outcome instanceof Error ? outcome : toExtents(outcome[0])));
+  }
+
+  /**
+   * Learns the name of every role of `nodes` not known yet, asking all the nodes with such a
+   * role in one batch (once per role: the names are kept). A role whose nodes are all gone
+   * stays unknown; any other error is thrown.
+   */
+  async learnRoleNames(nodes: ReadonlyArray<Pick<AtspiNode, 'ref' | 'role'>>): Promise<void> {
+    const asked = nodes.filter((node) => !this.roleNames.has(node.role));
+    if (asked.length === 0) return;
+    const outcomes = await this.callOnEach(
+      asked.map((node) => node.ref),
+      IFACE.accessible,
+      'GetRoleName',
+    );
+    outcomes.forEach((outcome, i) => {
+      if (outcome instanceof Error) {
+        if (!isGoneError(outcome)) throw outcome;
+      } else {
+        this.roleNames.set((asked[i] as AtspiNode).role, String(outcome[0]));
+      }
+    });
+  }
+
+  /** The same method on many objects (of any apps) at once: each outcome in their order. */
+  private async callOnEach(
+    refs: readonly ObjectRef[],
+    iface: string,
+    member: string,
+    signature = '',
+    body: unknown[] = [],
+  ): Promise<CallOutcome[]> {
     const byApp = new Map<string, number[]>();
     refs.forEach((ref, i) => {
       const indexes = byApp.get(ref.bus);
       if (indexes) indexes.push(i);
       else byApp.set(ref.bus, [i]);
     });
-    const extents = new Array<Extents | Error>(refs.length);
+    const outcomes = new Array<CallOutcome>(refs.length);
     await Promise.all(
       [...byApp].map(async ([app, indexes]) => {
         const paths = indexes.map((i) => (refs[i] as ObjectRef).path);
-        const outcomes = await this.callEach(app, paths, IFACE.component, 'GetExtents', 'u', [
-          COORD_TYPE_SCREEN,
-        ]);
-        outcomes.forEach((outcome, k) => {
-          extents[indexes[k] as number] =
-            outcome instanceof Error ? outcome : toExtents(outcome[0]);
+        const answers = await this.callEach(app, paths, iface, member, signature, body);
+        answers.forEach((answer, k) => {
+          outcomes[indexes[k] as number] = answer;
         });
       }),
     );
-    return extents;
+    return outcomes;
   }
 
   async attributes(ref: ObjectRef): Promise<Record<string, string>> {

@@ -315,7 +315,7 @@ export function encodeMethodCall(call: MethodCall): Buffer {
  * sends hundreds at once, and one buffer costs far less than hundreds.
  */
 export class CallBatch {
-  private readonly writer = new Writer(16 * 1024);
+  private readonly writer = new Writer();
 
   /** Appends the call; on an error (a value that does not fit its signature) nothing is added. */
   add(call: Omit<MethodCall, 'serial'>, serial: number): void {

@@ -62,28 +62,6 @@ function unlessGone(error: unknown): null {
   throw error;
 }
 
-/**
- * Asks the name of each role the client does not know yet, of one candidate with that role
- * (the next one if that one is gone meanwhile).
- */
-async function learnRoleNames(atspi: AtspiClient, candidates: readonly Candidate[]) {
-  const unknown = new Map<number, Candidate[]>();
-  for (const candidate of candidates) {
-    const { role } = candidate.node;
-    if (atspi.knownRoleName(role) !== undefined) continue;
-    const withRole = unknown.get(role);
-    if (withRole) withRole.push(candidate);
-    else unknown.set(role, [candidate]);
-  }
-  await Promise.all(
-    [...unknown.values()].map(async (withRole) => {
-      for (const { node } of withRole) {
-        if ((await atspi.roleName(node.ref, node.role).catch(unlessGone)) !== null) return;
-      }
-    }),
-  );
-}
-
 async function waitFocused(
   atspi: AtspiClient,
   ref: ObjectRef,
@@ -134,8 +112,9 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   };
 
   /**
-   * The candidates' elements (null: gone, or without a size). What the cache does not carry is
-   * read here: the bounds, in one batch; a role's name once per role (the client keeps them).
+   * The candidates' elements (null: gone, without a size, or of a role whose name could not be
+   * read since every element with it is gone). What the cache does not carry is read here, in
+   * one batch: the bounds, and the names of roles not seen before (the client keeps them).
    */
   const readElements = async (
     atspi: AtspiClient,
@@ -147,13 +126,14 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     const [boxes, attributes] = await Promise.all([
       atspi.extentsOf(refs),
       options.domIds ? Promise.all(refs.map((ref) => atspi.attributes(ref).catch(unlessGone))) : [],
-      learnRoleNames(atspi, candidates),
+      atspi.learnRoleNames(candidates.map((c) => c.node)),
     ]);
     return candidates.map(({ node, key, window }, i) => {
       const bounds = boxes[i] as Extents | Error;
       if (bounds instanceof Error) return unlessGone(bounds);
       const role = atspi.knownRoleName(node.role);
       if (bounds.width <= 0 || bounds.height <= 0 || role === undefined) return null;
+      if (options.domIds && attributes[i] === null) return null; // gone meanwhile
       const element: UiElement = {
         role,
         name: node.name,
