@@ -211,7 +211,7 @@ export class AtspiClient {
    * The same method on many objects of one application, sent at once: each object's outcome
    * in order (the reply's body, or the error, translated as call() would throw it).
    */
-  private async callEach(
+  private async callOnPaths(
     app: string,
     paths: readonly string[],
     iface: string,
@@ -405,7 +405,7 @@ export class AtspiClient {
 
   /** The bounds of many objects at once, each Extents or its error, in their order. */
   async extentsOf(refs: readonly ObjectRef[]): Promise<Array<Extents | Error>> {
-    const outcomes = await this.callOnEach(refs, IFACE.component, 'GetExtents', 'u', [
+    const outcomes = await this.callOnObjects(refs, IFACE.component, 'GetExtents', 'u', [
       COORD_TYPE_SCREEN,
     ]);
     return outcomes.map((outcome) => (outcome instanceof Error ? outcome : toExtents(outcome[0])));
@@ -419,7 +419,7 @@ export class AtspiClient {
   async learnRoleNames(nodes: ReadonlyArray<Pick<AtspiNode, 'ref' | 'role'>>): Promise<void> {
     const asked = nodes.filter((node) => !this.roleNames.has(node.role));
     if (asked.length === 0) return;
-    const outcomes = await this.callOnEach(
+    const outcomes = await this.callOnObjects(
       asked.map((node) => node.ref),
       IFACE.accessible,
       'GetRoleName',
@@ -434,7 +434,7 @@ export class AtspiClient {
   }
 
   /** The same method on many objects (of any apps) at once: each outcome in their order. */
-  private async callOnEach(
+  private async callOnObjects(
     refs: readonly ObjectRef[],
     iface: string,
     member: string,
@@ -451,7 +451,7 @@ export class AtspiClient {
     await Promise.all(
       [...byApp].map(async ([app, indexes]) => {
         const paths = indexes.map((i) => (refs[i] as ObjectRef).path);
-        const answers = await this.callEach(app, paths, iface, member, signature, body);
+        const answers = await this.callOnPaths(app, paths, iface, member, signature, body);
         answers.forEach((answer, k) => {
           outcomes[indexes[k] as number] = answer;
         });
