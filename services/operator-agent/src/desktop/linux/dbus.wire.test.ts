@@ -32,56 +32,38 @@ const FIXTURES = {
 };
 const bytes = (name: keyof typeof FIXTURES) => Buffer.from(FIXTURES[name], 'hex');
 
+/** The calls dbus-next encoded as FIXTURES.extentsCall and FIXTURES.registerCall. */
+const EXTENTS_CALL = {
+  serial: 7,
+  destination: ':1.0',
+  path: '/org/a11y/atspi/accessible/156',
+  interface: 'org.a11y.atspi.Component',
+  member: 'GetExtents',
+  signature: 'u',
+  body: [0],
+};
+const REGISTER_CALL = {
+  serial: 2,
+  destination: 'org.a11y.atspi.Registry',
+  path: '/org/a11y/atspi/registry',
+  interface: 'org.a11y.atspi.Registry',
+  member: 'RegisterEvent',
+  signature: 'sass',
+  body: ['object:children-changed', [], ''],
+};
+
 describe('D-Bus wire format', () => {
   test('when a method call is encoded, then its bytes are what dbus-next wrote', () => {
-    expect(
-      encodeMethodCall({
-        serial: 7,
-        destination: ':1.0',
-        path: '/org/a11y/atspi/accessible/156',
-        interface: 'org.a11y.atspi.Component',
-        member: 'GetExtents',
-        signature: 'u',
-        body: [0],
-      }).toString('hex'),
-    ).toBe(FIXTURES.extentsCall);
-    expect(
-      encodeMethodCall({
-        serial: 2,
-        destination: 'org.a11y.atspi.Registry',
-        path: '/org/a11y/atspi/registry',
-        interface: 'org.a11y.atspi.Registry',
-        member: 'RegisterEvent',
-        signature: 'sass',
-        body: ['object:children-changed', [], ''],
-      }).toString('hex'),
-    ).toBe(FIXTURES.registerCall);
+    expect(encodeMethodCall(EXTENTS_CALL).toString('hex')).toBe(FIXTURES.extentsCall);
+    expect(encodeMethodCall(REGISTER_CALL).toString('hex')).toBe(FIXTURES.registerCall);
   });
 
   test('when calls are batched, then each is aligned from its own start, as if sent alone', () => {
     // 148 bytes: the second call starts at an offset that is not a multiple of 8.
-    const first = {
-      serial: 7,
-      destination: ':1.0',
-      path: '/org/a11y/atspi/accessible/156',
-      interface: 'org.a11y.atspi.Component',
-      member: 'GetExtents',
-      signature: 'u',
-      body: [0],
-    };
-    const second = {
-      serial: 2,
-      destination: 'org.a11y.atspi.Registry',
-      path: '/org/a11y/atspi/registry',
-      interface: 'org.a11y.atspi.Registry',
-      member: 'RegisterEvent',
-      signature: 'sass',
-      body: ['object:children-changed', [], ''],
-    };
     const batch = new CallBatch();
-    batch.add(first, first.serial);
-    expect(() => batch.add({ ...second, body: ['too few'] }, 3)).toThrow(/1 values/);
-    batch.add(second, second.serial);
+    batch.add(EXTENTS_CALL, EXTENTS_CALL.serial);
+    expect(() => batch.add({ ...REGISTER_CALL, body: ['too few'] }, 3)).toThrow(/1 values/);
+    batch.add(REGISTER_CALL, REGISTER_CALL.serial);
     expect(batch.bytes().toString('hex')).toBe(FIXTURES.extentsCall + FIXTURES.registerCall);
     expect(new MessageStream().push(batch.bytes()).map((m) => m.length)).toEqual([
       FIXTURES.extentsCall.length / 2,

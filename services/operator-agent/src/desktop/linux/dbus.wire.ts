@@ -494,6 +494,17 @@ export function messageLength(header: Buffer): number {
   return length;
 }
 
+/** The header fields a message keeps, by code (destination, unix fds: nothing here needs them). */
+const KEPT_FIELDS: Partial<Record<number, keyof IncomingMessage>> = {
+  [FIELD.replySerial]: 'replySerial',
+  [FIELD.signature]: 'signature',
+  [FIELD.errorName]: 'errorName',
+  [FIELD.path]: 'path',
+  [FIELD.interface]: 'interface',
+  [FIELD.member]: 'member',
+  [FIELD.sender]: 'sender',
+};
+
 /** One whole message. */
 export function decodeMessage(bytes: Buffer): IncomingMessage {
   const reader = new Reader(bytes);
@@ -507,30 +518,8 @@ export function decodeMessage(bytes: Buffer): IncomingMessage {
   const end = reader.fieldsEnd();
   while (reader.pos < end) {
     const { code, value } = reader.field();
-    switch (code) {
-      case FIELD.replySerial:
-        message.replySerial = value as number;
-        break;
-      case FIELD.signature:
-        message.signature = value as string;
-        break;
-      case FIELD.errorName:
-        message.errorName = value as string;
-        break;
-      case FIELD.path:
-        message.path = value as string;
-        break;
-      case FIELD.interface:
-        message.interface = value as string;
-        break;
-      case FIELD.member:
-        message.member = value as string;
-        break;
-      case FIELD.sender:
-        message.sender = value as string;
-        break;
-      default: // destination, unix fds: nothing here needs them
-    }
+    const kept = KEPT_FIELDS[code];
+    if (kept !== undefined) (message as unknown as Record<string, unknown>)[kept] = value;
   }
   reader.bodyStart();
   for (const type of parseSignature(message.signature)) message.body.push(reader.value(type));
