@@ -19,7 +19,19 @@ import {
 } from './support/processes';
 import { keysDown } from './support/x-keymap';
 
-const HANG_ON_B = (realPath: string) => `
+/**
+ * nut-js that hangs on B. A child loading it after the first one (the fresh child) waits
+ * RESTART_DELAY_MS first, so the test reads the keys the killed child left down before the
+ * fresh one releases them, however fast this machine starts a child.
+ */
+const RESTART_DELAY_MS = 3000;
+const HANG_ON_B = (realPath: string, startedMarker: string) => `
+const fs = require('node:fs');
+if (fs.existsSync(${JSON.stringify(startedMarker)})) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${RESTART_DELAY_MS});
+} else {
+  fs.writeFileSync(${JSON.stringify(startedMarker)}, '');
+}
 const nut = require(${JSON.stringify(realPath)});
 const pressKey = nut.keyboard.pressKey.bind(nut.keyboard);
 nut.keyboard.pressKey = async (...codes) => {
@@ -32,7 +44,10 @@ module.exports = nut;
 describe('no modifier left held on a real X server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'held-mod-'));
   const modulePath = join(dir, 'hang-on-b.js');
-  writeFileSync(modulePath, HANG_ON_B(require.resolve('@nut-tree-fork/nut-js')));
+  writeFileSync(
+    modulePath,
+    HANG_ON_B(require.resolve('@nut-tree-fork/nut-js'), join(dir, 'first-child-started')),
+  );
   const displayNumber = freeDisplayNumber(150);
   const env = { ...process.env, DISPLAY: `:${displayNumber}` };
   let xvfb: StartedProcess | undefined;
@@ -59,7 +74,8 @@ describe('no modifier left held on a real X server', () => {
   });
 
   test('when the input child is killed after ctrl went down, then X shows no key held afterwards and the next press works', async () => {
-    input = nutInput(env, { modulePath, requestTimeoutMs: 500 });
+    // The default request timeout: a loaded machine can take over 500 ms for the Ctrl toggle.
+    input = nutInput(env, { modulePath, requestTimeoutMs: 2000 });
     await input.start();
     expect(await keysDown(displayNumber)).toEqual([]);
 
