@@ -49,6 +49,12 @@ export function decodeRef(ref: ElementRef): ObjectRef {
   return { bus: ref.slice(0, slash), path: ref.slice(slash) };
 }
 
+/** Bounds read in one listing, by candidate key: Extents, or the call's error (gone...). */
+type BoundsByKey = Map<string, Extents | Error>;
+
+const isExtents = (box: Extents | Error | undefined): box is Extents =>
+  box !== undefined && !(box instanceof Error);
+
 function matches(filterValue: string | undefined, actual: string, whole: boolean): boolean {
   if (filterValue === undefined || filterValue === '') return true;
   const wanted = filterValue.trim().toLowerCase();
@@ -111,33 +117,55 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     return client;
   };
 
+  /** Reads the candidates' bounds into `into`, in one batch. */
+  const readBounds = async (
+    atspi: AtspiClient,
+    candidates: readonly Candidate[],
+    into: BoundsByKey,
+  ): Promise<void> => {
+    if (candidates.length === 0) return;
+    const boxes = await atspi.extentsOf(candidates.map((c) => c.node.ref));
+    candidates.forEach((c, i) => into.set(c.key, boxes[i] as Extents | Error));
+  };
+
+  /** What the tree cache compares between listings: null for no size, or gone. */
+  const listedBounds = (candidates: readonly Candidate[], bounds: BoundsByKey) =>
+    new Map(
+      candidates.map((c) => {
+        const box = bounds.get(c.key);
+        return [c.key, isExtents(box) && box.width > 0 && box.height > 0 ? box : null] as const;
+      }),
+    );
+
   /**
    * The candidates' elements (null: gone, without a size, or of a role whose name could not be
-   * read since every element with it is gone). What the cache does not carry is read here, in
-   * one batch: the bounds, and the names of roles not seen before (the client keeps them).
+   * read since every element with it is gone), from the bounds read in this listing. What the
+   * cache does not carry is read here, in one batch: the names of roles not seen before (the
+   * client keeps them) and, on request, DOM ids.
    */
-  const readElements = async (
+  const toElements = async (
     atspi: AtspiClient,
     app: string,
     candidates: readonly Candidate[],
+    bounds: BoundsByKey,
     options: ListOptions,
-  ): Promise<Array<UiElement | null>> => {
+  ): Promise<UiElement[]> => {
     const refs = candidates.map((c) => c.node.ref);
-    const [boxes, attributes] = await Promise.all([
-      atspi.extentsOf(refs),
+    const [attributes] = await Promise.all([
       options.domIds ? Promise.all(refs.map((ref) => atspi.attributes(ref).catch(unlessGone))) : [],
       atspi.learnRoleNames(candidates.map((c) => c.node)),
     ]);
-    return candidates.map(({ node, key, window }, i) => {
-      const bounds = boxes[i] as Extents | Error;
-      if (bounds instanceof Error) return unlessGone(bounds);
+    const elements = candidates.map(({ node, key, window }, i): UiElement | null => {
+      const box = bounds.get(key);
+      if (box === undefined) return null;
+      if (box instanceof Error) return unlessGone(box);
       const role = atspi.knownRoleName(node.role);
-      if (bounds.width <= 0 || bounds.height <= 0 || role === undefined) return null;
+      if (box.width <= 0 || box.height <= 0 || role === undefined) return null;
       if (options.domIds && attributes[i] === null) return null; // gone meanwhile
       const element: UiElement = {
         role,
         name: node.name,
-        bounds,
+        bounds: box,
         app,
         window,
         ref: key as ElementRef, // encodeRef(node.ref), made once per tree read
@@ -147,12 +175,16 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       if (domId) element.domId = domId;
       return element;
     });
+    return elements.filter((e): e is UiElement => e !== null);
   };
 
   /**
    * One application's elements. Its tree comes from the cache while the application sent no
    * event that may change it (tree-cache.ts); the bounds are read every time, and one that moved
-   * since the previous listing (a scroll sends no event) has the tree read again.
+   * since the previous listing (a scroll sends no event) has the tree read again. When the tree
+   * is read, the bounds already read in this listing serve the elements still in it: after a
+   * change most of a UI is where it was, and each GetExtents costs the application as much as
+   * any other call (README, "Listing cost").
    */
   const appElements = async (
     atspi: AtspiClient,
@@ -168,21 +200,30 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         const changes = atspi.changeCount(app.bus);
         const candidates = orderCandidates(app, await reader.nodes(app));
         trees.save(app.bus, changes, candidates);
-        return candidates;
+        return candidates.filter(inWindow);
       };
+      const bounds: BoundsByKey = new Map();
       const cached = atspi.tracksChanges
-        ? trees.get(app.bus, atspi.changeCount(app.bus))
+        ? trees.get(app.bus, atspi.changeCount(app.bus))?.filter(inWindow)
         : undefined;
-      const boundsRead = (candidates: Candidate[], elements: Array<UiElement | null>) =>
-        new Map(candidates.map((c, i) => [c.key, elements[i]?.bounds ?? null] as const));
-      let candidates = (cached ?? (await readTree())).filter(inWindow);
-      let elements = await readElements(atspi, appName, candidates, options);
-      if (!trees.record(app.bus, boundsRead(candidates, elements), cached !== undefined)) {
-        candidates = (await readTree()).filter(inWindow);
-        elements = await readElements(atspi, appName, candidates, options);
-        trees.record(app.bus, boundsRead(candidates, elements), false);
+      if (cached !== undefined) {
+        await readBounds(atspi, cached, bounds);
+        if (trees.record(app.bus, listedBounds(cached, bounds), true)) {
+          return await toElements(atspi, appName, cached, bounds, options);
+        }
       }
-      return elements.filter((e): e is UiElement => e !== null);
+      // The tree is read; the bounds of what the previous tree listed are read in the same
+      // write, unless this listing has read them already.
+      const previous =
+        cached === undefined ? (trees.previous(app.bus)?.filter(inWindow) ?? []) : [];
+      const [candidates] = await Promise.all([readTree(), readBounds(atspi, previous, bounds)]);
+      const unread = candidates.filter((c) => !isExtents(bounds.get(c.key)));
+      await Promise.all([
+        readBounds(atspi, unread, bounds),
+        atspi.learnRoleNames(candidates.map((c) => c.node)),
+      ]);
+      trees.record(app.bus, listedBounds(candidates, bounds), false);
+      return await toElements(atspi, appName, candidates, bounds, options);
     } catch (error) {
       if (isGoneError(error)) return []; // the app quit while we listed
       throw error;

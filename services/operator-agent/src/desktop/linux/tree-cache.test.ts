@@ -50,6 +50,20 @@ describe('tree cache', () => {
     expect(trees.get(':1.0', 3)).toBeUndefined();
   });
 
+  test('when the candidates are stale, then they are still there as the previous ones until replaced', () => {
+    let now = 0;
+    const trees = new TreeCache(5000, () => now);
+    expect(trees.previous(':1.0')).toBeUndefined();
+    const old = [candidate('/a')];
+    trees.save(':1.0', 3, old);
+    now = 6000;
+    expect(trees.get(':1.0', 4)).toBeUndefined();
+    expect(trees.previous(':1.0')).toBe(old);
+    const fresh = [candidate('/a'), candidate('/b')];
+    trees.save(':1.0', 4, fresh);
+    expect(trees.previous(':1.0')).toBe(fresh);
+  });
+
   test('when a listed element moved or vanished since the previous listing, then the entry is dropped', () => {
     const trees = new TreeCache(5000, () => 0);
     trees.save(':1.0', 0, [candidate('/a'), candidate('/b')]);

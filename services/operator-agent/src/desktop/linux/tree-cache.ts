@@ -74,6 +74,14 @@ export class TreeCache {
     return entry.candidates;
   }
 
+  /**
+   * The application's latest candidates, whatever changed since or however old they are: a
+   * listing that reads the tree again reads their bounds meanwhile, most are still there.
+   */
+  previous(app: string): Candidate[] | undefined {
+    return this.entries.get(app)?.candidates;
+  }
+
   /** Candidates read from a tree fetched when the application's change count was `changes`. */
   save(app: string, changes: number, candidates: Candidate[]): void {
     this.entries.set(app, { changes, readAt: this.now(), candidates, bounds: new Map() });
