@@ -88,7 +88,7 @@ describe('no modifier left held on a real X server', () => {
     const released = await waitUntil(
       'no key held',
       async () => ((await keysDown(displayNumber)).length === 0 ? true : undefined),
-      10_000,
+      RESTART_DELAY_MS + 15_000, // the fresh child's delay, then its start (nut-js loads)
     );
     expect(released).toBe(true);
     // Ctrl (and possibly B) really was stuck before the fresh child released it.

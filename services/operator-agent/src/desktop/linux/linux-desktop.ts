@@ -49,7 +49,7 @@ export function decodeRef(ref: ElementRef): ObjectRef {
   return { bus: ref.slice(0, slash), path: ref.slice(slash) };
 }
 
-/** Bounds read in one listing, by candidate key: Extents, or the call's error (gone...). */
+/** Bounds read in one listing, by candidate key: Extents, or the error of an element gone. */
 type BoundsByKey = Map<string, Extents | Error>;
 
 const isExtents = (box: Extents | Error | undefined): box is Extents =>
@@ -117,7 +117,10 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     return client;
   };
 
-  /** Reads the candidates' bounds into `into`, in one batch. */
+  /**
+   * Reads the candidates' bounds into `into`, in one batch. Any error but "gone" (a hung app's
+   * timeout) is thrown at once: asking again would only wait for it again.
+   */
   const readBounds = async (
     atspi: AtspiClient,
     candidates: readonly Candidate[],
@@ -125,6 +128,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   ): Promise<void> => {
     if (candidates.length === 0) return;
     const boxes = await atspi.extentsOf(candidates.map((c) => c.node.ref));
+    for (const box of boxes) if (box instanceof Error && !isGoneError(box)) throw box;
     candidates.forEach((c, i) => into.set(c.key, boxes[i] as Extents | Error));
   };
 
@@ -158,7 +162,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     const elements = candidates.map(({ node, key, window }, i): UiElement | null => {
       const box = bounds.get(key);
       if (box === undefined) return null;
-      if (box instanceof Error) return unlessGone(box);
+      if (box instanceof Error) return null; // gone (readBounds threw any other error)
       const role = atspi.knownRoleName(node.role);
       if (box.width <= 0 || box.height <= 0 || role === undefined) return null;
       if (options.domIds && attributes[i] === null) return null; // gone meanwhile
