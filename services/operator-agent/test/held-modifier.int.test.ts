@@ -57,7 +57,9 @@ describe('no modifier left held on a real X server', () => {
     xvfb = startProcess(
       'Xvfb',
       'Xvfb',
-      [`:${displayNumber}`, '-screen', '0', '640x480x24', '-nolisten', 'tcp'],
+      // -noreset: as on a real desktop, the server does not reset (releasing every key) when
+      // its last client goes, which the killed child may be.
+      [`:${displayNumber}`, '-screen', '0', '640x480x24', '-nolisten', 'tcp', '-noreset'],
       { env },
     );
     await waitUntil(
