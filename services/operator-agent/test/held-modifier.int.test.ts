@@ -76,8 +76,8 @@ describe('no modifier left held on a real X server', () => {
   });
 
   test('when the input child is killed after ctrl went down, then X shows no key held afterwards and the next press works', async () => {
-    // The default request timeout: a loaded machine can take over 500 ms for the Ctrl toggle.
-    input = nutInput(env, { modulePath, requestTimeoutMs: 2000 });
+    // The default request timeout (2 s): a loaded machine can take over 500 ms for a toggle.
+    input = nutInput(env, { modulePath });
     await input.start();
     expect(await keysDown(displayNumber)).toEqual([]);
 

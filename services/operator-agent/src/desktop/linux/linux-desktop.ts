@@ -55,6 +55,10 @@ type BoundsByKey = Map<string, Extents | Error>;
 const isExtents = (box: Extents | Error | undefined): box is Extents =>
   box !== undefined && !(box instanceof Error);
 
+/** The bounds an element is listed with: null when it is gone or has no size. */
+const sizedBounds = (box: Extents | Error | undefined): Extents | null =>
+  isExtents(box) && box.width > 0 && box.height > 0 ? box : null;
+
 function matches(filterValue: string | undefined, actual: string, whole: boolean): boolean {
   if (filterValue === undefined || filterValue === '') return true;
   const wanted = filterValue.trim().toLowerCase();
@@ -128,24 +132,18 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   ): Promise<void> => {
     if (candidates.length === 0) return;
     const boxes = await atspi.extentsOf(candidates.map((c) => c.node.ref));
-    for (const box of boxes) if (box instanceof Error && !isGoneError(box)) throw box;
+    for (const box of boxes) if (box instanceof Error) unlessGone(box);
     candidates.forEach((c, i) => into.set(c.key, boxes[i] as Extents | Error));
   };
 
-  /** What the tree cache compares between listings: null for no size, or gone. */
+  /** What the tree cache compares between listings. */
   const listedBounds = (candidates: readonly Candidate[], bounds: BoundsByKey) =>
-    new Map(
-      candidates.map((c) => {
-        const box = bounds.get(c.key);
-        return [c.key, isExtents(box) && box.width > 0 && box.height > 0 ? box : null] as const;
-      }),
-    );
+    new Map(candidates.map((c) => [c.key, sizedBounds(bounds.get(c.key))] as const));
 
   /**
-   * The candidates' elements (null: gone, without a size, or of a role whose name could not be
-   * read since every element with it is gone), from the bounds read in this listing. What the
-   * cache does not carry is read here, in one batch: the names of roles not seen before (the
-   * client keeps them) and, on request, DOM ids.
+   * The candidates' elements, from the bounds read in this listing and the role names learned
+   * (an element gone, without a size, or of a role whose name could not be read since every
+   * element with it is gone is left out). DOM ids are read here, on request only.
    */
   const toElements = async (
     atspi: AtspiClient,
@@ -155,16 +153,13 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     options: ListOptions,
   ): Promise<UiElement[]> => {
     const refs = candidates.map((c) => c.node.ref);
-    const [attributes] = await Promise.all([
-      options.domIds ? Promise.all(refs.map((ref) => atspi.attributes(ref).catch(unlessGone))) : [],
-      atspi.learnRoleNames(candidates.map((c) => c.node)),
-    ]);
+    const attributes = options.domIds
+      ? await Promise.all(refs.map((ref) => atspi.attributes(ref).catch(unlessGone)))
+      : [];
     const elements = candidates.map(({ node, key, window }, i): UiElement | null => {
-      const box = bounds.get(key);
-      if (box === undefined) return null;
-      if (box instanceof Error) return null; // gone (readBounds threw any other error)
+      const box = sizedBounds(bounds.get(key));
       const role = atspi.knownRoleName(node.role);
-      if (box.width <= 0 || box.height <= 0 || role === undefined) return null;
+      if (box === null || role === undefined) return null;
       if (options.domIds && attributes[i] === null) return null; // gone meanwhile
       const element: UiElement = {
         role,
@@ -210,8 +205,11 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const cached = atspi.tracksChanges
         ? trees.get(app.bus, atspi.changeCount(app.bus))?.filter(inWindow)
         : undefined;
+      // Role names are learned alongside the bounds: once per role, so mostly nothing to ask.
+      const learnRoles = (candidates: readonly Candidate[]) =>
+        atspi.learnRoleNames(candidates.map((c) => c.node));
       if (cached !== undefined) {
-        await readBounds(atspi, cached, bounds);
+        await Promise.all([readBounds(atspi, cached, bounds), learnRoles(cached)]);
         if (trees.record(app.bus, listedBounds(cached, bounds), true)) {
           return await toElements(atspi, appName, cached, bounds, options);
         }
@@ -222,10 +220,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         cached === undefined ? (trees.previous(app.bus)?.filter(inWindow) ?? []) : [];
       const [candidates] = await Promise.all([readTree(), readBounds(atspi, previous, bounds)]);
       const unread = candidates.filter((c) => !isExtents(bounds.get(c.key)));
-      await Promise.all([
-        readBounds(atspi, unread, bounds),
-        atspi.learnRoleNames(candidates.map((c) => c.node)),
-      ]);
+      await Promise.all([readBounds(atspi, unread, bounds), learnRoles(candidates)]);
       trees.record(app.bus, listedBounds(candidates, bounds), false);
       return await toElements(atspi, appName, candidates, bounds, options);
     } catch (error) {
