@@ -33,7 +33,7 @@ function log(message: string): void {
 }
 
 async function baseline(dir: string, device: string): Promise<number> {
-  const database = openSqliteDatabase(path.join(dir, 'baseline.db'));
+  const database = await openSqliteDatabase(path.join(dir, 'baseline.db'));
   const store = createSqliteContentStore({ database });
   await store.ensureIndexes();
   const receivedAt = new Date().toISOString();
@@ -47,7 +47,7 @@ async function baseline(dir: string, device: string): Promise<number> {
   for (let i = 0; i < docs.length; i += 100) await store.insertItems(docs.slice(i, i + 100));
   const seconds = (performance.now() - started) / 1000;
   await store.close();
-  database.close();
+  await database.close();
   return docs.length / seconds;
 }
 

@@ -22,6 +22,7 @@ import path from 'node:path';
 import type Database from 'libsql';
 import {
   createSqliteContentStore,
+  openSqliteConnection,
   openSqliteDatabase,
   type ContentDocument,
 } from '@screenfleet/storage';
@@ -63,29 +64,39 @@ function insertWithoutSearch(db: Database.Database, docs: ContentDocument[]): vo
   }
 }
 
-async function storeInsert(
-  database: ReturnType<typeof openSqliteDatabase>,
-  docs: ContentDocument[],
-): Promise<void> {
-  const store = createSqliteContentStore({ database });
-  await store.ensureIndexes();
-  for (let i = 0; i < docs.length; i += 100) await store.insertItems(docs.slice(i, i + 100));
-  await store.close();
+async function storeInsert(file: string, docs: ContentDocument[]): Promise<void> {
+  const database = await openSqliteDatabase(file);
+  try {
+    const store = createSqliteContentStore({ database });
+    await store.ensureIndexes();
+    for (let i = 0; i < docs.length; i += 100) await store.insertItems(docs.slice(i, i + 100));
+  } finally {
+    await database.close();
+  }
 }
 
+/** Items per second of `insert` into a fresh `file`, which is removed after. */
 async function rate(
   file: string,
   docs: ContentDocument[],
-  insert: (database: ReturnType<typeof openSqliteDatabase>) => Promise<void>,
+  insert: (file: string) => Promise<void>,
 ): Promise<number> {
-  const database = openSqliteDatabase(file);
   try {
     const started = performance.now();
-    await insert(database);
+    await insert(file);
     return docs.length / ((performance.now() - started) / 1000);
   } finally {
-    database.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  }
+}
+
+/** A synchronous connection with the store's settings (WAL, FULL), closed after `use`. */
+function withConnection(file: string, use: (db: Database.Database) => void): void {
+  const db = openSqliteConnection(file);
+  try {
+    use(db);
+  } finally {
+    db.close();
   }
 }
 
@@ -101,19 +112,21 @@ export async function embeddedIngest(
   const noFts: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     off.push(
-      await rate(path.join(dir, 'ingest-off.db'), docs, (database) => {
-        database.db.exec(preSearchSchema);
-        insertWithoutSearch(database.db, docs);
+      await rate(path.join(dir, 'ingest-off.db'), docs, (file) => {
+        withConnection(file, (db) => {
+          db.exec(preSearchSchema);
+          insertWithoutSearch(db, docs);
+        });
         return Promise.resolve();
       }),
     );
-    on.push(
-      await rate(path.join(dir, 'ingest-on.db'), docs, (database) => storeInsert(database, docs)),
-    );
+    on.push(await rate(path.join(dir, 'ingest-on.db'), docs, (file) => storeInsert(file, docs)));
     noFts.push(
-      await rate(path.join(dir, 'ingest-no-fts.db'), docs, (database) => {
-        database.db.exec('CREATE TABLE content_items_search (words, device, type)');
-        return storeInsert(database, docs);
+      await rate(path.join(dir, 'ingest-no-fts.db'), docs, (file) => {
+        withConnection(file, (db) =>
+          db.exec('CREATE TABLE content_items_search (words, device, type)'),
+        );
+        return storeInsert(file, docs);
       }),
     );
     log(
