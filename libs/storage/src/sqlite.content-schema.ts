@@ -1,6 +1,6 @@
 import { searchWords } from '@screenfleet/contracts';
 import type Database from 'libsql';
-import type { ContentDocument } from './content-store';
+import type { ContentDocument, NewContentDocument } from './content-store';
 import { itemText, textLength } from './content-text';
 import { tableName } from './sqlite-database';
 import { fromJson, toJson } from './sqlite-json';
@@ -22,11 +22,22 @@ export interface ContentTables {
   name: string;
   table: string;
   search: string;
+  /** The keys of items that claim more than their id (NewContentDocument's claims). */
+  claims: string;
 }
 
 export function contentTables(name: string): ContentTables {
-  return { name, table: tableName(name, 'table'), search: tableName(`${name}_search`, 'table') };
+  return {
+    name,
+    table: tableName(name, 'table'),
+    search: tableName(`${name}_search`, 'table'),
+    claims: tableName(`${name}_claims`, 'table'),
+  };
 }
+
+const createClaims = ({ name, claims }: ContentTables) => `
+  CREATE TABLE IF NOT EXISTS ${claims} (key TEXT PRIMARY KEY, owner TEXT NOT NULL) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS "${name}_claims_owner" ON ${claims} (owner);`;
 
 type Statements = (sql: string) => Database.Statement;
 
@@ -103,6 +114,7 @@ export function ensureContentSchema(
   else if (columns.length > 0 && !indexed) indexStoredItems(db, sql, tables);
   db.exec(createTable(tables.table));
   db.exec(createIndexes(tables));
+  db.exec(createClaims(tables));
 }
 
 /** The old table's rows, re-inserted as insertItems would insert them now. */
@@ -160,8 +172,9 @@ function indexStoredItems(db: Database.Database, sql: Statements, tables: Conten
 export function insertItemRow(
   sql: Statements,
   tables: ContentTables,
-  doc: ContentDocument,
+  { claims, ...doc }: NewContentDocument,
 ): number {
+  if (claims?.length && !claimAll(sql, tables, doc._id, claims)) return 0;
   const timestampMs = doc.timestamp.getTime();
   if (!(Math.abs(timestampMs) < MAX_ABS_MS)) {
     throw new ContentRejectedError(
@@ -198,11 +211,38 @@ export function insertItemRow(
   return 1;
 }
 
-/** Deletes the items and their search-index rows, in the caller's transaction. */
+/**
+ * Claims the item's id and its claims (in the caller's transaction, so none of it stays when
+ * the item is not stored): false when one of them is another item's, or the id of another
+ * stored item.
+ */
+function claimAll(
+  sql: Statements,
+  tables: ContentTables,
+  id: string,
+  claims: readonly string[],
+): boolean {
+  const keys = JSON.stringify([id, ...claims]);
+  const taken = sql(
+    `SELECT 1 FROM ${tables.claims} WHERE key IN (SELECT value FROM json_each(?1)) AND owner <> ?2
+     UNION ALL
+     SELECT 1 FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?1)) AND id <> ?2
+     LIMIT 1`,
+  ).get(keys, id);
+  if (taken) return false;
+  sql(
+    `INSERT INTO ${tables.claims} (key, owner) SELECT value, ?2 FROM json_each(?1) WHERE true
+     ON CONFLICT (key) DO NOTHING`,
+  ).run(keys, id);
+  return true;
+}
+
+/** Deletes the items, their search-index rows and their claims, in the caller's transaction. */
 export function deleteItemRows(sql: Statements, tables: ContentTables, ids: string[]): number {
   // The ids travel as one JSON array (json_each) rather than one variable each: no limit on
   // how many (SQLite allows 32766 variables), and one statement text to prepare.
   const json = JSON.stringify(ids);
+  sql(`DELETE FROM ${tables.claims} WHERE owner IN (SELECT value FROM json_each(?))`).run(json);
   sql(
     `DELETE FROM ${tables.search} WHERE rowid IN
        (SELECT seq FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?)))`,

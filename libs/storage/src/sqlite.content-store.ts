@@ -2,6 +2,7 @@ import type {
   ContentDocument,
   ContentStore,
   InsertResult,
+  NewContentDocument,
   SearchQuery,
   SearchResult,
   TimeRange,
@@ -63,7 +64,7 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
     });
   }
 
-  function insertIgnoringStored(docs: ContentDocument[]): InsertResult {
+  function insertIgnoringStored(docs: NewContentDocument[]): InsertResult {
     if (docs.length === 0) return { inserted: 0, alreadyStored: 0 };
     const inserted = immediateTransaction(db, () => {
       let count = 0;
