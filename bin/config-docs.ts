@@ -9,6 +9,7 @@ import { gatewayConfigSpec } from '@screenfleet/gateway';
 import { ingestConfigSpec } from '@screenfleet/ingest-worker';
 import { archiveConfigSpec } from '@screenfleet/archive-worker';
 import { agentConfigSpec } from '@screenfleet/operator-agent';
+import { projectRoot } from './project-root';
 
 const sections = [
   ['gateway', gatewayConfigSpec],
@@ -26,4 +27,4 @@ const text = [
   ...sections.flatMap(([name, spec]) => [`## ${name}`, '', renderConfigMarkdown(spec).trim(), '']),
 ].join('\n');
 
-writeFileSync(path.resolve(__dirname, '../docs/configuration.md'), text);
+writeFileSync(path.join(projectRoot, 'docs/configuration.md'), text);

@@ -116,8 +116,10 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
     const bus: Bus = createMemoryBus({
       topology,
       deadLetter: (queue, envelope, reason) => deadLetters.add(queue, envelope, reason),
-      // A 200 waits for the commit; a store that cannot take it gives a 503, not a hang.
+      // A 200 waits for the commit. A batch no handler took in time gives a 503 (nothing
+      // stored); one a handler holds is waited for, then a 500 outcome_unknown, never a hang.
       publishTimeoutMs: gatewayConfig.publishTimeout,
+      outcomeTimeoutMs: gatewayConfig.outcomeTimeout,
       logger: log,
     });
     stops.push({ name: 'close the in-process bus', run: () => bus.close() });

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { waitFor } from '@screenfleet/runtime';
 import { startPidFileProcess, stopPidFileProcess } from './pid-file-process';
 import { portOpen } from './ports';
+import { projectRoot } from './project-root';
 
-const toolDir = path.resolve(__dirname, '../tools/ferretdb');
+const toolDir = path.join(projectRoot, 'tools/ferretdb');
 
 export interface FerretDbHandle {
   url: string;

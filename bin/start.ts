@@ -15,8 +15,9 @@ import { startEmbedded } from './embedded';
 import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
 import { ensureOperatorKeys } from './operator-keys';
 import { portOpen } from './ports';
+import { projectRoot } from './project-root';
 
-const root = path.resolve(__dirname, '..');
+const root = projectRoot;
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data'));
 const apiHost = process.env.GATEWAY_HOST ?? '127.0.0.1';
 

@@ -109,6 +109,41 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
     expect(stored.map((doc) => doc.app_name).sort()).toEqual(['Code', 'Code', 'Firefox']);
   });
 
+  it('when a transcription is sent again (a retry), then it is stored once; said again at another time, it is a second item (docs/adr/0009)', async () => {
+    const device = `${mode}-mic`;
+    const spoken = (data: Record<string, unknown>) =>
+      post(url('/add'), { device_name: device, content: { content_type: 'transcription', data } });
+    const ofDevice = async () => (await all(system)).filter((doc) => doc.device_name === device);
+
+    // Without a timestamp (screenpipe's shape): the same words within the retry window are a
+    // retry. With one: the utterance's time tells two from one.
+    for (const data of [
+      { transcription: 'ship it', transcription_engine: 'whisper' },
+      { transcription: 'ship it', transcription_engine: 'whisper' },
+      { transcription: 'yes', timestamp: '2026-11-22T10:00:00Z' },
+      { transcription: 'yes', timestamp: '2026-11-22T10:00:00Z' },
+      { transcription: 'yes', timestamp: '2026-11-22T10:05:00Z' },
+    ]) {
+      expect((await spoken(data)).status).toBe(200);
+    }
+
+    const stored = await waitUntil(ofDevice, (docs) => docs.length >= 3);
+    // A marker sent last: once it is stored, so is everything sent before it.
+    expect((await spoken({ transcription: 'marker' })).status).toBe(200);
+    await waitUntil(ofDevice, (docs) => docs.some((doc) => doc.transcription?.text === 'marker'));
+    expect(
+      (await ofDevice())
+        .filter((doc) => doc.transcription?.text !== 'marker')
+        .map((doc) => [doc.transcription?.text, doc.timestamp_source, doc.timestamp.toISOString()])
+        .sort(),
+    ).toEqual([
+      ['ship it', 'received', expect.any(String)],
+      ['yes', 'client', '2026-11-22T10:00:00.000Z'],
+      ['yes', 'client', '2026-11-22T10:05:00.000Z'],
+    ]);
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+  });
+
   it.each([
     [
       'no device_name',

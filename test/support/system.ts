@@ -4,7 +4,7 @@
  *
  * - distributed: gateway, ingest worker and archive worker as separate processes (their built
  *   main.js) on this run's RabbitMQ (a vhost of its own) and FerretDB (a database of its own);
- * - embedded: `bin/start.ts` with no broker or database variables: one process, the in-process
+ * - embedded: the launcher (`bin/start.ts`) with no broker or database variables: one process, the in-process
  *   bus and a SQLite file in a temp data directory.
  *
  * Either way the test reads back through the same ContentStore port the workers write with.
@@ -190,9 +190,12 @@ export interface Launcher {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `npm start`'s launcher (bin/start.ts under tsx) with exactly this environment. */
+/**
+ * `npm start`'s launcher (bin/dist/start.js, compiled as production runs it: `npm run test:int`
+ * builds first) with exactly this environment.
+ */
 export function startLauncher(env: Record<string, string>, cwd = root): Launcher {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(cwd, 'bin/start.ts')], {
+  const child = spawn(process.execPath, [path.join(cwd, 'bin/dist/start.js')], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

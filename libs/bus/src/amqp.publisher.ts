@@ -1,5 +1,10 @@
 import type { ChannelModel, ConfirmChannel } from 'amqplib';
-import { BrokerUnavailableError, type Envelope, type Topology } from '@screenfleet/contracts';
+import {
+  BrokerUnavailableError,
+  OutcomeUnknownError,
+  type Envelope,
+  type Topology,
+} from '@screenfleet/contracts';
 import {
   errorMessage,
   openChannel,
@@ -9,6 +14,15 @@ import {
 import { encodeEnvelope } from './amqp.message';
 import type { Logger } from './logger';
 import { MessageTooLargeError } from './message-too-large';
+
+/** What amqplib's confirm channel passes to a publish's callback when the broker nacks it. */
+const NACKED = 'message nacked';
+
+/** A channel closed by the broker over a channel-level error (e.g. 404, 406), not a lost link. */
+function isBrokerChannelError(reason: unknown): boolean {
+  const code = (reason as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' && code >= 400 && code < 600;
+}
 
 export interface PublisherLimits {
   /** How long a publish waits for the broker's confirm. */
@@ -124,6 +138,26 @@ export class ConfirmPublisher implements ChannelUser {
     this.draining = { channel, drained };
   }
 
+  /**
+   * Why an unconfirmed publish failed, as what the caller may say about it: a nack, or a channel
+   * error the broker raised (the publish itself was refused: a missing exchange, a message too
+   * large), means the message was not stored; a connection or channel lost before the confirm
+   * means it may have been (docs/adr/0005: the caller must not answer a retryable 503).
+   */
+  private refusal(channel: ConfirmChannel, err: unknown): Error {
+    const reason = this.closeReasons.get(channel) ?? err;
+    const refused =
+      (err instanceof Error && err.message === NACKED) || isBrokerChannelError(reason);
+    return refused
+      ? new BrokerUnavailableError(`the broker did not take the message: ${errorMessage(reason)}`, {
+          cause: reason,
+        })
+      : new OutcomeUnknownError(
+          `the broker connection was lost before it confirmed the message: it may be stored (${errorMessage(reason)})`,
+          { cause: reason },
+        );
+  }
+
   private confirm(
     channel: ConfirmChannel,
     exchange: string,
@@ -134,9 +168,10 @@ export class ConfirmPublisher implements ChannelUser {
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
+        // Written to the socket, neither confirmed nor refused: the broker may have stored it.
         reject(
-          new BrokerUnavailableError(
-            `the broker did not confirm within ${this.limits.confirmTimeoutMs} ms`,
+          new OutcomeUnknownError(
+            `the broker did not confirm within ${this.limits.confirmTimeoutMs} ms: the message may be stored`,
           ),
         );
       }, this.limits.confirmTimeoutMs);
@@ -157,14 +192,7 @@ export class ConfirmPublisher implements ChannelUser {
                 ),
               );
             } else if (err) {
-              const reason = this.closeReasons.get(channel) ?? err;
-              // A nack, or the channel closed before the confirm: the message may not be stored.
-              reject(
-                new BrokerUnavailableError(
-                  `the broker did not take the message: ${errorMessage(reason)}`,
-                  { cause: reason },
-                ),
-              );
+              reject(this.refusal(channel, err));
             } else {
               resolve();
             }

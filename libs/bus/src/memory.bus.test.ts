@@ -3,6 +3,7 @@ import {
   BrokerUnavailableError,
   createEnvelope,
   DeviceUnavailableError,
+  OutcomeUnknownError,
   TimeoutError,
   type Envelope,
   type Topology,
@@ -228,15 +229,102 @@ describe('memory bus: a confirm means handled', () => {
     expect(deadLetters.map((letter) => letter.reason)).toEqual(['delivery_limit']);
   });
 
-  it('when a publish is not handled within publishTimeoutMs, then it rejects and its message is withdrawn', async () => {
+  it('when no handler takes a publish within publishTimeoutMs, then it rejects "nothing was stored" and its message is withdrawn', async () => {
     const { bus } = startBus({ publishTimeoutMs: 50 });
 
     await expect(bus.publish('capture', 'content.frames', buildBatch())).rejects.toThrow(
-      new BrokerUnavailableError('the message was not handled within 50 ms'),
+      new BrokerUnavailableError(
+        'the message was not taken by a handler within 50 ms: nothing was stored',
+      ),
     );
     expect(await bus.queueDepth('content')).toBe(0);
   });
+
+  it('when a handler holds the message past publishTimeoutMs and then acks, then the publish resolves', async () => {
+    const { bus } = startBus({ publishTimeoutMs: 20, outcomeTimeoutMs: 5_000 });
+    const release = deferred();
+    await bus.consume('content', () => release.promise.then((): Outcome => 'ack'), {
+      prefetch: 1,
+    });
+
+    const published = bus.publish('capture', 'content.frames', buildBatch());
+    await sleep(60); // past the publish timeout, with the handler still working
+    release.resolve();
+
+    await expect(published).resolves.toBeUndefined();
+  });
+
+  it('when a handler holds the message past publishTimeoutMs + outcomeTimeoutMs, then the publish rejects OutcomeUnknownError', async () => {
+    const { bus } = startBus({ publishTimeoutMs: 20, outcomeTimeoutMs: 30 });
+    const release = deferred();
+    await bus.consume('content', () => release.promise.then((): Outcome => 'ack'), {
+      prefetch: 1,
+    });
+
+    const published = bus.publish('capture', 'content.frames', buildBatch());
+    await expect(published).rejects.toBeInstanceOf(OutcomeUnknownError);
+    release.resolve();
+  });
+
+  it('when a handler gives the message back after the publish timed out, then the publish rejects "nothing was stored" and it is not handled again', async () => {
+    const { bus } = startBus({ publishTimeoutMs: 20, outcomeTimeoutMs: 5_000 });
+    const release = deferred();
+    let deliveries = 0;
+    await bus.consume(
+      'content',
+      () => {
+        deliveries += 1;
+        return release.promise.then((): Outcome => 'retry');
+      },
+      { prefetch: 1 },
+    );
+
+    const published = bus.publish('capture', 'content.frames', buildBatch());
+    await sleep(60);
+    release.resolve();
+
+    await expect(published).rejects.toThrow(
+      new BrokerUnavailableError(
+        'its handler gave the message back after the publish timed out: nothing was stored',
+      ),
+    );
+    await sleep(20);
+    expect(deliveries).toBe(1);
+    expect(await bus.queueDepth('content')).toBe(0);
+  });
+
+  it('when a publish times out while its message waits for the byte budget, then no handler ever gets it', async () => {
+    const { bus } = startBus({ publishTimeoutMs: 30 });
+    const release = deferred();
+    const handled: number[] = [];
+    await bus.consume<Batch>(
+      'content',
+      (delivery) => {
+        handled.push(delivery.envelope.payload.n);
+        return release.promise.then((): Outcome => 'ack');
+      },
+      // The first message takes the whole budget; the second is taken and waits at the gate.
+      { prefetch: 10, maxBytesInFlight: 1 },
+    );
+
+    const first = bus.publish('capture', 'content.frames', buildBatch(1));
+    const second = bus.publish('capture', 'content.frames', buildBatch(2));
+    await expect(second).rejects.toBeInstanceOf(BrokerUnavailableError);
+    release.resolve();
+    await first;
+    await sleep(20);
+
+    expect(handled).toEqual([1]);
+  });
 });
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('memory bus: deliveries', () => {
   it('when a handler gets a message, then it is a JSON copy, as if it crossed a broker', async () => {

@@ -6,6 +6,7 @@ import {
   deviceQueueName,
   exchangeNames,
   NotFoundError,
+  OutcomeUnknownError,
   sizeLimits,
   TimeoutError,
   type BindingSpec,
@@ -48,12 +49,18 @@ export interface MemoryBusOptions {
   /** Largest message body published; default sizeLimits.maxMessageBytes, as the amqp bus. */
   maxMessageBytes?: number;
   /**
-   * How long a publish waits for its message to be handled before it rejects
-   * BrokerUnavailableError; its copies not yet handed to a consumer are then withdrawn (one
-   * already in a handler may still complete: consumers are idempotent). Default: no limit, the
-   * wait ends with the handling or with close().
+   * How long a publish waits for a handler to take its message. A message no handler holds by
+   * then is withdrawn and the publish rejects BrokerUnavailableError: nothing was stored, so the
+   * caller may say "try later". Default: no limit, the wait ends with the handling or close().
    */
   publishTimeoutMs?: number;
+  /**
+   * Once that time has passed with a handler holding the message, how much longer the publish
+   * waits for the handler's outcome before it rejects OutcomeUnknownError (the handler may still
+   * store it). A handler that gives the message back meanwhile ('retry') stored nothing: the
+   * publish then rejects BrokerUnavailableError. Default 30 s.
+   */
+  outcomeTimeoutMs?: number;
 }
 
 /**
@@ -154,15 +161,61 @@ class Waiter<T> {
   }
 }
 
-/** A publish: resolves once each queue it reached handled its copy. */
+/**
+ * A publish: resolves once each queue it reached handled its copy. It knows which copies a
+ * handler holds, so a publish that gives up can tell "nothing was stored" (BrokerUnavailable:
+ * safe to retry) from "a handler may still store it" (OutcomeUnknown).
+ */
 class Confirm extends Waiter<void> {
-  constructor(private remaining: number) {
+  /** Copies a handler is working on now. */
+  holding = 0;
+  /** Copies handled (acked, or dead-lettered and kept). */
+  private handledCopies = 0;
+  /** Past the publish timeout, waiting only for the outcome of a held copy. */
+  overdue = false;
+
+  constructor(private readonly total: number) {
     super();
   }
 
   handled(): void {
-    this.remaining -= 1;
-    if (this.remaining === 0) this.resolve();
+    this.handledCopies += 1;
+    if (this.handledCopies === this.total) this.resolve();
+  }
+
+  /** The publish timeout: give up now when no copy was taken, else wait for the outcome. */
+  expire(timeoutMs: number, outcomeTimeoutMs: number): void {
+    if (this.holding === 0 && this.handledCopies === 0) {
+      this.notStored(`the message was not taken by a handler within ${timeoutMs} ms`);
+      return;
+    }
+    this.overdue = true;
+    this.after(outcomeTimeoutMs, () =>
+      this.reject(
+        new OutcomeUnknownError(
+          `the message was taken by a handler but its outcome was not known within ${timeoutMs + outcomeTimeoutMs} ms: it may be stored`,
+        ),
+      ),
+    );
+    // A copy given back before the timeout and not taken again is waiting in its queue.
+    this.giveUpIfNothingHeld();
+  }
+
+  /** Overdue, and no handler holds a copy any more: what is not handled never will be. */
+  giveUpIfNothingHeld(): void {
+    if (!this.overdue || this.holding > 0 || this.settled) return;
+    if (this.handledCopies === 0)
+      this.notStored('its handler gave the message back after the publish timed out');
+    else
+      this.reject(
+        new OutcomeUnknownError(
+          'the message was handled in some of its queues but not in others within the publish timeout',
+        ),
+      );
+  }
+
+  private notStored(reason: string): void {
+    this.reject(new BrokerUnavailableError(`${reason}: nothing was stored`));
   }
 }
 
@@ -233,6 +286,8 @@ class MemoryConsumer {
     return !this.cancelled && this.taken < this.prefetch && !this.gate?.pressed;
   }
 }
+
+const DEFAULT_OUTCOME_TIMEOUT_MS = 30_000;
 
 /** By default requests are served one after another, as the amqp bus does. */
 const SERVE_PREFETCH = 1;
@@ -315,9 +370,7 @@ class MemoryBus implements Bus {
     const timeoutMs = this.options.publishTimeoutMs;
     if (timeoutMs !== undefined)
       confirm.after(timeoutMs, () =>
-        confirm.reject(
-          new BrokerUnavailableError(`the message was not handled within ${timeoutMs} ms`),
-        ),
+        confirm.expire(timeoutMs, this.options.outcomeTimeoutMs ?? DEFAULT_OUTCOME_TIMEOUT_MS),
       );
     this.confirms.add(confirm);
     try {
@@ -619,12 +672,18 @@ class MemoryBus implements Bus {
       this.adjustFlow(consumer);
       await admitted;
     }
+    // Held from here until its outcome is applied: a publish that times out meanwhile waits for
+    // that outcome instead of reporting "not stored".
+    const { confirm } = message;
     try {
+      // Its publisher gave up while it waited for the byte budget: never handled late.
+      if ((confirm ?? message.caller)?.settled) return;
       if (consumer.cancelled) {
         // Taken, never handed over: the next consumer gets it.
         this.giveBack(queue, message);
         return;
       }
+      if (confirm) confirm.holding += 1;
       const envelope = JSON.parse(message.body) as Envelope;
       let outcome: Outcome;
       try {
@@ -636,7 +695,14 @@ class MemoryBus implements Bus {
         );
         outcome = 'retry';
       }
-      await this.settle(queue, message, outcome, envelope);
+      try {
+        await this.settle(queue, message, outcome, envelope);
+      } finally {
+        if (confirm) {
+          confirm.holding -= 1;
+          confirm.giveUpIfNothingHeld();
+        }
+      }
     } finally {
       if (gate) {
         gate.release(message.bytes);

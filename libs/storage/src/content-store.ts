@@ -19,6 +19,13 @@ export interface ContentDocument {
   transcription: { text: string; engine: string | null } | null;
 }
 
+/**
+ * An item to insert: its document, and further ids it claims besides its _id (the ingest
+ * worker's identity rule for transcriptions without a timestamp: the next retry window's id).
+ * Claims are not part of the stored document; an item goes with its claims when it is deleted.
+ */
+export type NewContentDocument = ContentDocument & { claims?: readonly string[] };
+
 export interface StoredOcrResult {
   text: string;
   confidence: number | null;
@@ -99,15 +106,20 @@ export interface SearchResult {
 export interface ContentStore {
   /** Idempotent. */
   ensureIndexes(): Promise<void>;
-  /** Idempotent: re-inserting stored _ids counts them as alreadyStored, never duplicates. */
-  insertItems(docs: ContentDocument[]): Promise<InsertResult>;
+  /**
+   * Idempotent: re-inserting stored _ids counts them as alreadyStored, never duplicates. An
+   * item with claims is also alreadyStored when its _id or one of its claims was claimed by
+   * another stored item: of items whose ids and claims overlap, one is stored, whatever the
+   * order or concurrency of the inserts.
+   */
+  insertItems(docs: NewContentDocument[]): Promise<InsertResult>;
   /**
    * Items in [from, to) ordered by (timestamp, _id), at most `chunkSize` per chunk. Keyset
    * pagination, so items deleted or inserted behind the cursor do not shift what comes next.
    */
   scanRange(range: TimeRange, options: { chunkSize: number }): AsyncIterable<ContentDocument[]>;
   countRange(range: TimeRange): Promise<number>;
-  /** Returns how many were deleted; unknown ids are ignored. */
+  /** Returns how many were deleted (their claims go with them); unknown ids are ignored. */
   deleteByIds(ids: string[]): Promise<number>;
   /**
    * Which of these file paths some stored item still names: the archive worker deletes a media

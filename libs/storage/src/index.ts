@@ -1,5 +1,6 @@
 export type {
   ContentDocument,
+  NewContentDocument,
   ContentStore,
   InsertResult,
   StoredOcrResult,

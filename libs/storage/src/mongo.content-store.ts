@@ -11,6 +11,7 @@ import type {
   ContentDocument,
   ContentStore,
   InsertResult,
+  NewContentDocument,
   SearchOptions,
   SearchQuery,
   SearchResult,
@@ -69,6 +70,8 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
   watchConnection(client, options.logger, 'content store');
   const db = client.db(options.database);
   const items = db.collection<StoredItem>(options.collection ?? 'content_items');
+  // The ids and claims of items that claim more than their _id (see NewContentDocument).
+  const claims = db.collection<Claim>(`${items.collectionName}_claims`);
 
   return {
     ensureIndexes: () =>
@@ -79,9 +82,26 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         for (const index of [...indexes, ...(ferretDb ? [] : searchIndexes)]) {
           await items.createIndex(index.key, { name: index.name });
         }
+        await claims.createIndex({ owner: 1 }, { name: 'owner_1' });
       }),
 
-    insertItems: (docs) => translated('insertItems', () => insertIgnoringStored(items, docs)),
+    insertItems: (docs) =>
+      translated('insertItems', async () => {
+        const claiming = docs.filter((doc) => doc.claims?.length);
+        const result = await insertIgnoringStored(
+          items,
+          docs.filter((doc) => !doc.claims?.length),
+        );
+        // Rare (transcriptions without a timestamp), so one at a time.
+        for (const doc of claiming) {
+          const stored = (await claimAll(claims, doc))
+            ? await insertIgnoringStored(items, [doc])
+            : { inserted: 0, alreadyStored: 1 };
+          result.inserted += stored.inserted;
+          result.alreadyStored += stored.alreadyStored;
+        }
+        return result;
+      }),
 
     scanRange: (range, { chunkSize }) => scanChunks(items, range, chunkSize),
 
@@ -91,6 +111,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
       translated('deleteByIds', async () => {
         if (ids.length === 0) return 0;
         const result = await items.deleteMany({ _id: { $in: ids } });
+        await claims.deleteMany({ owner: { $in: ids } });
         return result.deletedCount;
       }),
 
@@ -148,15 +169,49 @@ async function searchItems(
 /** MaxTimeMSExpired: the server stopped an operation at its maxTimeMS. */
 const MAX_TIME_EXPIRED = 50;
 
+/** A key an item holds: its _id or one of its claims, unique across every claiming item. */
+interface Claim {
+  _id: string;
+  owner: string;
+}
+
+/**
+ * Claims the item's _id and then its claims, one insert each (FerretDB has no transactions,
+ * and a unique _id is the one atomic check it offers): false as soon as one is another item's.
+ * Of two items whose keys overlap, whichever claims the shared key first is stored, the other
+ * is "already stored". Keys claimed before a refusal stay behind, owned by an item that was
+ * not stored; they are earlier windows of the same words, so they only merge what was one.
+ */
+async function claimAll(claims: Collection<Claim>, doc: NewContentDocument): Promise<boolean> {
+  for (const key of [doc._id, ...(doc.claims ?? [])]) {
+    for (;;) {
+      try {
+        await claims.insertOne({ _id: key, owner: doc._id });
+        break;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== DUPLICATE_KEY) throw error;
+      }
+      const holder = await claims.findOne({ _id: key });
+      if (holder && holder.owner !== doc._id) return false;
+      if (holder) break; // ours: a redelivery of this item
+      // Deleted with its item meanwhile: claim it again.
+    }
+  }
+  return true;
+}
+
 async function insertIgnoringStored(
   items: Collection<StoredItem>,
-  docs: ContentDocument[],
+  docs: NewContentDocument[],
 ): Promise<InsertResult> {
   if (docs.length === 0) return { inserted: 0, alreadyStored: 0 }; // the driver rejects empty batches
   try {
     // Unordered inserts with deterministic _ids instead of upserts: on FerretDB upserts are 200x
     // slower, and a duplicate key per item is exactly the "already stored" answer we need.
-    const stored = docs.map((doc): StoredItem => ({ ...doc, ...searchFields(doc) }));
+    const stored = docs.map(({ claims: _claims, ...doc }): StoredItem => ({
+      ...doc,
+      ...searchFields(doc),
+    }));
     const result = await items.insertMany(stored, { ordered: false });
     return { inserted: result.insertedCount, alreadyStored: 0 };
   } catch (error) {

@@ -1,6 +1,6 @@
 import type { ArchiveState } from '@screenfleet/contracts';
 import type Database from 'libsql';
-import type { ContentDocument } from './content-store';
+import type { NewContentDocument } from './content-store';
 import {
   acquireLease,
   archiveStateTables,
@@ -65,7 +65,7 @@ export const writeOperations = {
   /** Returns how many were inserted (the others were stored before). */
   'content.insert': (
     connection: WriterConnection,
-    { table, docs }: { table: string; docs: ContentDocument[] },
+    { table, docs }: { table: string; docs: NewContentDocument[] },
   ) => {
     const tables = contentTables(table);
     let inserted = 0;

@@ -1,6 +1,6 @@
 import { isStorableTimestamp, searchWords } from '@screenfleet/contracts';
 import type Database from 'libsql';
-import type { ContentDocument } from './content-store';
+import type { ContentDocument, NewContentDocument } from './content-store';
 import { itemText, textLength } from './content-text';
 import { tableName } from './sqlite-connection';
 import { fromJson, toJson } from './sqlite-json';
@@ -28,11 +28,22 @@ export interface ContentTables {
   name: string;
   table: string;
   search: string;
+  /** The keys of items that claim more than their id (NewContentDocument's claims). */
+  claims: string;
 }
 
 export function contentTables(name: string): ContentTables {
-  return { name, table: tableName(name, 'table'), search: tableName(`${name}_search`, 'table') };
+  return {
+    name,
+    table: tableName(name, 'table'),
+    search: tableName(`${name}_search`, 'table'),
+    claims: tableName(`${name}_claims`, 'table'),
+  };
 }
+
+const createClaims = ({ name, claims }: ContentTables) => `
+  CREATE TABLE IF NOT EXISTS ${claims} (key TEXT PRIMARY KEY, owner TEXT NOT NULL) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS "${name}_claims_owner" ON ${claims} (owner);`;
 
 type Statements = (sql: string) => Database.Statement;
 
@@ -120,6 +131,7 @@ export function ensureContentSchema(
   }
   db.exec(createTable(tables.table));
   db.exec(createIndexes(tables));
+  db.exec(createClaims(tables));
   sql(
     `INSERT INTO schema_versions (name, version) VALUES (?, ${LAYOUT_VERSION})
      ON CONFLICT (name) DO UPDATE SET version = excluded.version`,
@@ -133,7 +145,7 @@ function rebuild(db: Database.Database, sql: Statements, tables: ContentTables):
   db.exec(`DROP TABLE IF EXISTS ${tables.search}`);
   db.exec(createTable(next.table));
   db.exec(createSearchIndex(tables.search));
-  const target = { ...next, search: tables.search };
+  const target = { ...next, search: tables.search, claims: tables.claims };
   // The old rowid: an implicit one before search, seq after (kept as an integer: BigInt).
   const read = db
     .prepare(
@@ -182,6 +194,8 @@ function indexStoredItems(db: Database.Database, sql: Statements, tables: Conten
 /** An item as its row and its search-index row hold it: the work done before SQL. */
 export interface ContentRow {
   id: string;
+  /** Ids it claims besides its own (NewContentDocument's claims). */
+  claims: readonly string[];
   deviceName: string;
   timestampMs: number;
   filePath: string | null;
@@ -194,7 +208,7 @@ export interface ContentRow {
 }
 
 /** Refuses (ContentRejectedError) an item whose timestamp the time-ordered key cannot hold. */
-export function contentRow(doc: ContentDocument): ContentRow {
+export function contentRow({ claims, ...doc }: NewContentDocument): ContentRow {
   if (!isStorableTimestamp(doc.timestamp)) {
     throw new ContentRejectedError(
       `content store refused item ${doc._id}: its timestamp ${String(doc.timestamp)} is outside what it can order`,
@@ -203,6 +217,7 @@ export function contentRow(doc: ContentDocument): ContentRow {
   const text = itemText(doc);
   return {
     id: doc._id,
+    claims: claims ?? [],
     deviceName: doc.device_name,
     timestampMs: doc.timestamp.getTime(),
     filePath: doc.file_path,
@@ -219,16 +234,17 @@ export function contentRow(doc: ContentDocument): ContentRow {
 export function insertItemRow(
   sql: Statements,
   tables: ContentTables,
-  doc: ContentDocument,
+  doc: NewContentDocument,
 ): number {
   return insertContentRow(sql, tables, contentRow(doc));
 }
 
 /**
  * Inserts an item's row and its search-index row, in the caller's transaction. Returns 1, or 0
- * when its id was stored before (nothing written then).
+ * when its id, or one it claims, was stored before (nothing written then).
  */
 export function insertContentRow(sql: Statements, tables: ContentTables, row: ContentRow): number {
+  if (row.claims.length > 0 && !claimAll(sql, tables, row.id, row.claims)) return 0;
   // seq: the next free place in the item's millisecond, else the next overflow place.
   const { changes } = sql(
     `INSERT INTO ${tables.table} (seq, id, device_name, timestamp_ms, file_path, content_type,
@@ -265,11 +281,38 @@ export function insertContentRow(sql: Statements, tables: ContentTables, row: Co
   return 1;
 }
 
-/** Deletes the items and their search-index rows, in the caller's transaction. */
+/**
+ * Claims the item's id and its claims (in the caller's transaction, so none of it stays when
+ * the item is not stored): false when one of them is another item's, or the id of another
+ * stored item.
+ */
+function claimAll(
+  sql: Statements,
+  tables: ContentTables,
+  id: string,
+  claims: readonly string[],
+): boolean {
+  const keys = JSON.stringify([id, ...claims]);
+  const taken = sql(
+    `SELECT 1 FROM ${tables.claims} WHERE key IN (SELECT value FROM json_each(?1)) AND owner <> ?2
+     UNION ALL
+     SELECT 1 FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?1)) AND id <> ?2
+     LIMIT 1`,
+  ).get(keys, id);
+  if (taken) return false;
+  sql(
+    `INSERT INTO ${tables.claims} (key, owner) SELECT value, ?2 FROM json_each(?1) WHERE true
+     ON CONFLICT (key) DO NOTHING`,
+  ).run(keys, id);
+  return true;
+}
+
+/** Deletes the items, their search-index rows and their claims, in the caller's transaction. */
 export function deleteItemRows(sql: Statements, tables: ContentTables, ids: string[]): number {
   // The ids travel as one JSON array (json_each) rather than one variable each: no limit on
   // how many (SQLite allows 32766 variables), and one statement text to prepare.
   const json = JSON.stringify(ids);
+  sql(`DELETE FROM ${tables.claims} WHERE owner IN (SELECT value FROM json_each(?))`).run(json);
   sql(
     `DELETE FROM ${tables.search} WHERE rowid IN
        (SELECT seq FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?)))`,

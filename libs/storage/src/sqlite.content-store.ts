@@ -3,6 +3,7 @@ import type {
   ContentDocument,
   ContentStore,
   InsertResult,
+  NewContentDocument,
   SearchOptions,
   SearchQuery,
   SearchResult,
@@ -61,7 +62,7 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
 
   async function insertIgnoringStored(
     { writer }: SqliteDatabase,
-    docs: ContentDocument[],
+    docs: NewContentDocument[],
   ): Promise<InsertResult> {
     if (docs.length === 0) return { inserted: 0, alreadyStored: 0 };
     const inserted = await writer.write('content.insert', { table: name, docs }, docs.length);

@@ -1,4 +1,9 @@
-import type { ContentDocument, ContentStore, TimeRange } from '@screenfleet/storage';
+import type {
+  ContentDocument,
+  ContentStore,
+  NewContentDocument,
+  TimeRange,
+} from '@screenfleet/storage';
 
 /**
  * What every ContentStore adapter must do, whatever its technology. An adapter's test file calls
@@ -70,6 +75,54 @@ export function describeContentStoreContract(
 
         const [stored] = (await scanAll(everything, 10)).flat();
         expect(stored?.app_name).toBe('first');
+      });
+
+      describe('items with claims (a transcription and its retries, docs/adr/0009)', () => {
+        // w1 claims w2, w2 claims w3, w3 claims w4: retries of one utterance in later windows.
+        const window = (n: number) =>
+          buildItem({ _id: `w${n}`, content_type: 'transcription', claims: [`w${n + 1}`] });
+
+        it('when a later retry comes after the original, then it is already stored', async () => {
+          await store.insertItems([window(1)]);
+
+          expect(await store.insertItems([window(2)])).toEqual({ inserted: 0, alreadyStored: 1 });
+          expect(ids((await scanAll(everything, 10)).flat())).toEqual(['w1']);
+        });
+
+        it('when the original comes after its retry, then the original is already stored', async () => {
+          await store.insertItems([window(2)]);
+
+          expect(await store.insertItems([window(1)])).toEqual({ inserted: 0, alreadyStored: 1 });
+          expect(ids((await scanAll(everything, 10)).flat())).toEqual(['w2']);
+        });
+
+        it('when the original and its retry are inserted at once, then one of them is stored', async () => {
+          const results = await Promise.all([
+            store.insertItems([window(1)]),
+            store.insertItems([window(2)]),
+          ]);
+
+          expect(results.reduce((n, result) => n + result.inserted, 0)).toBe(1);
+          expect(await store.countRange(everything)).toBe(1);
+        });
+
+        it('when items claim nothing of each other, then both are stored, and a stored item shows no claims', async () => {
+          expect(await store.insertItems([window(1), window(3)])).toEqual({
+            inserted: 2,
+            alreadyStored: 0,
+          });
+          expect(await store.insertItems([window(1)])).toEqual({ inserted: 0, alreadyStored: 1 });
+          for (const stored of (await scanAll(everything, 10)).flat()) {
+            expect(stored).not.toHaveProperty('claims');
+          }
+        });
+
+        it('when an item is deleted, then its claims go with it', async () => {
+          await store.insertItems([window(1)]);
+          await store.deleteByIds(['w1']);
+
+          expect(await store.insertItems([window(2)])).toEqual({ inserted: 1, alreadyStored: 0 });
+        });
       });
 
       it('when the same _id appears twice in one call, then it is stored once', async () => {
@@ -258,8 +311,8 @@ export const t = (n: number) => new Date(epoch + n * 1000);
 
 /** A small frames item; tests override what they look at. */
 export function buildItem(
-  overrides: Partial<ContentDocument> & Pick<ContentDocument, '_id'>,
-): ContentDocument {
+  overrides: Partial<NewContentDocument> & Pick<ContentDocument, '_id'>,
+): NewContentDocument {
   return {
     device_name: 'device-1',
     content_type: 'frames',

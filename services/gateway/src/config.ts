@@ -40,7 +40,13 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_PUBLISH_TIMEOUT',
     kind: 'duration',
     default: 5000,
-    doc: 'Longest wait for a broker confirm (embedded mode: for the commit) before answering 503',
+    doc: 'Longest wait for a broker confirm before answering 500 outcome_unknown (the broker may hold the batch); embedded mode: for the ingest worker to take the batch before answering 503 (nothing stored)',
+  },
+  outcomeTimeout: {
+    env: 'GATEWAY_OUTCOME_TIMEOUT',
+    kind: 'duration',
+    default: 30000,
+    doc: 'Embedded mode: once the ingest worker holds a batch, how much longer POST /add waits for its commit before answering 500 outcome_unknown (re-sending is safe: nothing is stored twice)',
   },
   operatorSigningKey: {
     env: 'GATEWAY_OPERATOR_SIGNING_KEY',

@@ -41,7 +41,11 @@ export const contentItemSchema = {
   },
 } as const;
 
-/** screenpipe's audio text: content_type "transcription" carries one object, not a list. */
+/**
+ * screenpipe's audio text: content_type "transcription" carries one object, not a list. Ours:
+ * an optional `timestamp` (when it was spoken), which screenpipe's shape lacks; with it a
+ * transcription has an exact identity (docs/adr/0009).
+ */
 export const transcriptionSchema = {
   type: 'object',
   required: ['transcription'],
@@ -49,6 +53,8 @@ export const transcriptionSchema = {
   properties: {
     transcription: { type: 'string', maxLength: limits.maxTextLength },
     transcription_engine: optionalString(limits.maxEngineLength),
+    /** Absent or null: the time the gateway received the batch. */
+    timestamp: nullableDateTimeSchema,
   },
 } as const;
 

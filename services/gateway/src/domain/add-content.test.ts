@@ -1,4 +1,6 @@
 import {
+  BrokerUnavailableError,
+  OutcomeUnknownError,
   sizeLimits,
   ValidationError,
   type AddRequest,
@@ -91,5 +93,63 @@ describe('addContent', () => {
       context,
     );
     expect(bus.messages).toHaveLength(1);
+  });
+
+  describe('when publishing fails', () => {
+    // Four parts of a large batch; the bus answers each part as told.
+    const largeBatch = () =>
+      frames(
+        Array.from({ length: 16 }, (_, i) => ({
+          file_path: `f${i}`,
+          ocr_results: [{ text: text(1024 * 1024) }],
+        })),
+      );
+    const failingBus = (answer: (part: number) => Error | undefined) => {
+      let part = 0;
+      return {
+        publish: () => {
+          const error = answer(part++);
+          return error ? Promise.reject(error) : Promise.resolve();
+        },
+      };
+    };
+
+    it('when no part was stored, then the broker error is passed on (503: nothing stored)', async () => {
+      const down = new BrokerUnavailableError('not connected to the broker');
+
+      const error = await addContent(
+        failingBus(() => down),
+        largeBatch(),
+        context,
+      ).catch((e: unknown) => e);
+
+      expect(error).toBe(down);
+    });
+
+    it('when some parts were confirmed and one was not, then it is outcome_unknown, never a 503', async () => {
+      const error = await addContent(
+        failingBus((part) => (part === 2 ? new BrokerUnavailableError('nacked') : undefined)),
+        largeBatch(),
+        context,
+      ).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect((error as Error).message).toMatch(/never stored twice/);
+    });
+
+    it("when one part's outcome is unknown, then the batch's is", async () => {
+      const error = await addContent(
+        failingBus((part) =>
+          part === 0
+            ? new OutcomeUnknownError('the broker did not confirm within 5000 ms')
+            : new BrokerUnavailableError('not connected to the broker'),
+        ),
+        largeBatch(),
+        context,
+      ).catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect((error as Error).message).toMatch(/did not confirm within 5000 ms/);
+    });
   });
 });

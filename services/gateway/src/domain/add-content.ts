@@ -1,6 +1,7 @@
 import {
   createEnvelope,
   exchangeNames,
+  OutcomeUnknownError,
   routingKeys,
   sizeLimits,
   storedItemBytesBound,
@@ -61,8 +62,10 @@ export async function addContent(
       );
     }),
   );
-  const failed = published.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
+  const failures = published.flatMap((outcome) =>
+    outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
+  );
+  if (failures.length > 0) throw batchFailure(failures, failures.length < published.length);
 
   const items = Array.isArray(content.data) ? content.data.length : 1;
   const noun = items === 1 ? 'item' : 'items';
@@ -74,6 +77,21 @@ export async function addContent(
       message: `accepted ${items} ${noun} for device ${request.device_name}`,
     },
   };
+}
+
+/**
+ * What a failed publish tells the client. A 503 must mean that nothing was stored (a retry is
+ * then a plain second try), so a batch of which any part was stored, or may have been, is
+ * "outcome unknown" instead. Re-sending it is safe all the same: every item keeps its id.
+ */
+function batchFailure(failures: unknown[], somePartStored: boolean): unknown {
+  const unknown = failures.find((error) => error instanceof OutcomeUnknownError);
+  if (!somePartStored && !unknown) return failures[0];
+  const why = unknown instanceof Error ? unknown.message : 'some of its parts were stored';
+  return new OutcomeUnknownError(
+    `the batch may be stored in part or in whole (${why}); send it again: an item already stored is never stored twice`,
+    { cause: unknown ?? failures[0] },
+  );
 }
 
 /** Groups items, in order, into parts of about targetMessageBytes; checks every item's size. */

@@ -114,20 +114,43 @@ describe('toDocuments', () => {
     expect(new Set(ids).size).toBe(1);
   });
 
-  it('when ids are made, then each carries the tag of its form (client time, content, receipt time)', () => {
+  it('when ids are made, then each carries the tag of its form (client time, content, spoken time, retry window)', () => {
     const [timed, untimed] = toDocuments(
       batch([{ file_path: 'a', timestamp: '2026-11-22T10:00:00Z' }, { file_path: 'a' }]),
     );
-    const [spoken] = toDocuments({
-      received_at: '2026-11-22T12:00:00.000Z',
-      request: {
-        device_name: 'desk-1',
-        content: { content_type: 'transcription', data: { transcription: 'a' } },
-      },
-    });
+    const spoken = (data: { transcription: string; timestamp?: string }) =>
+      toDocuments({
+        received_at: '2026-11-22T12:00:00.000Z',
+        request: { device_name: 'desk-1', content: { content_type: 'transcription', data } },
+      })[0];
+    const dated = spoken({ transcription: 'a', timestamp: '2026-11-22T11:59:30Z' });
+    const undated = spoken({ transcription: 'a' });
+
     expect(timed?._id).toMatch(/^2t-[\w-]{43}$/);
     expect(untimed?._id).toMatch(/^2c-[\w-]{43}$/);
-    expect(spoken?._id).toMatch(/^2r-[\w-]{43}$/);
+    expect(dated).toMatchObject({ _id: expect.stringMatching(/^2u-[\w-]{43}$/) });
+    expect(dated).not.toHaveProperty('claims');
+    expect(undated).toMatchObject({
+      _id: expect.stringMatching(/^2w-[\w-]{43}$/),
+      claims: [expect.stringMatching(/^2w-[\w-]{43}$/)],
+    });
+  });
+
+  it('when a transcription carries a timestamp, then that is its time', () => {
+    const [doc] = toDocuments({
+      received_at: '2026-11-22T12:00:00.000Z',
+      request: {
+        device_name: 'mic',
+        content: {
+          content_type: 'transcription',
+          data: { transcription: 'hi', timestamp: '2026-11-22T13:59:30+02:00' },
+        },
+      },
+    });
+    expect(doc).toMatchObject({
+      timestamp: new Date('2026-11-22T11:59:30Z'),
+      timestamp_source: 'client',
+    });
   });
 
   it('when a transcription arrives, then one document carries its text at the receipt time', () => {

@@ -4,29 +4,31 @@ import {
   type ContentItem,
   type OcrResult,
 } from '@screenfleet/contracts';
-import type { ContentDocument } from '@screenfleet/storage';
-import { contentId } from './content-id';
+import type { ContentDocument, NewContentDocument } from '@screenfleet/storage';
+import { contentIdentity } from './content-id';
 
 /** One stored document per item of an accepted batch; absent values become null or []. */
-export function toDocuments(batch: ContentBatch): ContentDocument[] {
+export function toDocuments(batch: ContentBatch): NewContentDocument[] {
   const { request } = batch;
   const receivedAt = parseDateTime(batch.received_at);
   const device = request.device_name;
   const { content } = request;
   if (content.content_type === 'transcription') {
-    const { transcription, transcription_engine } = content.data;
+    const { transcription, transcription_engine, timestamp } = content.data;
+    const { id, claims } = contentIdentity({
+      device,
+      content_type: 'transcription',
+      item: content.data,
+      received_at: batch.received_at,
+    });
     return [
       {
-        _id: contentId({
-          device,
-          content_type: 'transcription',
-          item: content.data,
-          received_at: batch.received_at,
-        }),
+        _id: id,
+        ...(claims.length > 0 ? { claims } : {}),
         device_name: device,
         content_type: 'transcription',
-        timestamp: receivedAt,
-        timestamp_source: 'received',
+        timestamp: timestamp ? parseDateTime(timestamp) : receivedAt,
+        timestamp_source: timestamp ? 'client' : 'received',
         received_at: receivedAt,
         file_path: null,
         app_name: null,
@@ -44,7 +46,7 @@ function frameDocument(device: string, item: ContentItem, receivedAt: Date): Con
   const ocrResults = (item.ocr_results ?? []).map(toOcr);
   const timestamp = item.timestamp ? parseDateTime(item.timestamp) : undefined;
   return {
-    _id: contentId({ device, content_type: 'frames', item }),
+    _id: contentIdentity({ device, content_type: 'frames', item }).id,
     device_name: device,
     content_type: 'frames',
     timestamp: timestamp ?? receivedAt,

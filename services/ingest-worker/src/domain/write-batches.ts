@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '@screenfleet/contracts';
-import type { ContentDocument, ContentStore, InsertResult } from '@screenfleet/storage';
+import type { ContentStore, InsertResult, NewContentDocument } from '@screenfleet/storage';
 
 /** Per message: written (or already stored), or the error that kept it from being written. */
 export type MessageOutcome = { written: true } | { written: false; error: unknown };
@@ -24,7 +24,7 @@ export interface RetryPolicy {
  */
 export async function writeBatches(
   store: Pick<ContentStore, 'insertItems'>,
-  groups: ContentDocument[][],
+  groups: NewContentDocument[][],
   retry: RetryPolicy,
 ): Promise<WriteReport> {
   try {

@@ -8,7 +8,7 @@ import type { Delivery, Outcome } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import {
   ContentRejectedError,
-  type ContentDocument,
+  type NewContentDocument,
   type ContentStore,
 } from '@screenfleet/storage';
 import { createMicroBatcher, type MicroBatcherOptions } from '../domain/micro-batcher';
@@ -38,7 +38,7 @@ export function createContentBatchConsumer({
   retry,
   pauseBeforeRedelivery,
 }: ContentBatchConsumerDeps) {
-  const batcher = createMicroBatcher<ContentDocument[], MessageOutcome>(async (groups) => {
+  const batcher = createMicroBatcher<NewContentDocument[], MessageOutcome>(async (groups) => {
     metrics.writeBatchItems.observe(groups.reduce((n, g) => n + g.length, 0));
     const stopTimer = metrics.writeDuration.startTimer();
     const report = await writeBatches(store, groups, retry);
