@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { TimeoutError } from '@screenfleet/contracts';
 import {
   ContentRejectedError,
   createSqliteContentStore,
@@ -176,6 +177,40 @@ describe('sqlite content store search index', () => {
     expect((error as Error).message).toMatch(/timestamp/);
     expect(await store.search(query({ terms: ['together'] }))).toEqual({ items: [], total: 0 });
     expect(indexRows()).toBe(0);
+  });
+
+  it('when a search runs past its timeout, then the store stops it and rejects TimeoutError, and searches go on', async () => {
+    const store = await open();
+    // 30,000 items with a common word; a window filter that matches none makes the search
+    // read every one of them.
+    for (let i = 0; i < 30_000; i += 1000) {
+      await store.insertItems(
+        Array.from({ length: 1000 }, (_, j) =>
+          frame(`many-${i + j}`, `common words here ${i + j}`, {
+            timestamp: t(i + j),
+            window_name: `window ${i + j}`,
+          }),
+        ),
+      );
+    }
+    const heavy = query({ terms: ['common'], windowName: 'no such window', order: 'relevance' });
+    let started = performance.now();
+    expect((await store.search(heavy)).total).toBe(0);
+    const natural = performance.now() - started;
+    expect(natural).toBeGreaterThan(20); // else the timeout below proves nothing
+
+    started = performance.now();
+    const error = await store.search(heavy, { timeoutMs: 1 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toBe(
+      'the search ran past its deadline (1 ms) and was stopped',
+    );
+    expect((await store.search(query({ terms: ['common'], limit: 1 }))).total).toBe(30_000);
+    expect((await store.search(heavy, { timeoutMs: 60_000 })).total).toBe(0);
   });
 
   it('when far more items share one millisecond than it has time-ordered places for, then every one is stored, found, counted and ordered', async () => {
