@@ -152,6 +152,65 @@ describe('sqlite content store search index', () => {
     });
   });
 
+  it('when the file was written with 32,768 places a millisecond (layout 1), then opening rebuilds it once into the current layout, and a millisecond takes any number of items', async () => {
+    // The table and index as the store made them before the overflow range, and two items in
+    // one millisecond at places 0 and 1 as it wrote them.
+    const db = openSqliteConnection(file);
+    db.exec(`
+      CREATE TABLE "content_items" (
+        seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, device_name TEXT NOT NULL,
+        timestamp_ms INTEGER NOT NULL, file_path TEXT, content_type TEXT NOT NULL,
+        app_name_folded TEXT, window_name_folded TEXT, text_length INTEGER NOT NULL,
+        document TEXT NOT NULL,
+        CONSTRAINT seq_within_its_millisecond
+          CHECK (seq >= timestamp_ms * 32768 AND seq < (timestamp_ms + 1) * 32768));
+      CREATE VIRTUAL TABLE "content_items_search" USING fts5(words, device, type,
+        content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2');`);
+    const old = [
+      frame('v1-a', 'kept from before', { timestamp: t(7) }),
+      frame('v1-b', 'kept from before too', { timestamp: t(7) }),
+    ];
+    old.forEach((doc, place) => {
+      const seq = `${doc.timestamp.getTime()} * 32768 + ${place}`;
+      db.prepare(
+        `INSERT INTO content_items (seq, id, device_name, timestamp_ms, file_path, content_type,
+           app_name_folded, window_name_folded, text_length, document)
+         VALUES (${seq}, ?, ?, ?, ?, 'frames', 'terminal', 'bash', 16, ?)`,
+      ).run(doc._id, doc.device_name, doc.timestamp.getTime(), doc.file_path, toJson(doc));
+      db.prepare(
+        `INSERT INTO content_items_search (rowid, words, device, type)
+         VALUES (${seq}, 'kept from before', 'd', 'frames')`,
+      ).run();
+    });
+    db.close();
+
+    const store = await open();
+    await store.ensureIndexes();
+
+    expect(await store.search(query({ terms: ['kept'] }))).toEqual({
+      items: [old[1], old[0]],
+      total: 2,
+    });
+    const layout = inspect((connection) => ({
+      version: connection
+        .prepare(`SELECT version FROM schema_versions WHERE name = 'content_items'`)
+        .get(),
+      table: connection
+        .prepare(`SELECT sql FROM sqlite_schema WHERE name = 'content_items'`)
+        .get() as { sql: string },
+    }));
+    expect(layout.version).toMatchObject({ version: 2 });
+    expect(layout.table.sql).toContain('16384');
+    // 20,000 more in that millisecond: past its 16,384 places, into the overflow range.
+    for (let i = 0; i < 20_000; i += 5000) {
+      await store.insertItems(
+        Array.from({ length: 5000 }, (_, j) => frame(`more-${i + j}`, 'kept', { timestamp: t(7) })),
+      );
+    }
+    expect((await store.search(query({ terms: ['kept'], limit: 0 }))).total).toBe(20_002);
+    expect(indexRows()).toBe(20_002);
+  });
+
   it('when the search index was dropped, then the next schema step rebuilds it from the items', async () => {
     const store = await open();
     await store.insertItems([frame('a', 'kept words', { timestamp: t(1) }), frame('b', 'more')]);
