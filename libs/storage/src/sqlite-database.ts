@@ -1,3 +1,4 @@
+import { startSqliteCheckpointer, type SqliteCheckpointer } from './sqlite-checkpointer';
 import { openSqliteReaders, type SqliteReaders } from './sqlite-readers';
 import { startSqliteWriter, type SqliteWriter, type WriterLimits } from './sqlite-writer';
 
@@ -20,7 +21,8 @@ export interface SqliteDatabaseOptions {
  * One SQLite file, shared by the stores that live in it (content, archive state, dead letters).
  * Nothing here runs SQL on the caller's thread: writes go to the writer thread, which owns the
  * only write connection and commits queued writes in groups; reads go to reader connections
- * whose statements libsql runs on its own threads (sqlite-readers.ts). docs/adr/0009.
+ * whose statements libsql runs on its own threads (sqlite-readers.ts), and so does the
+ * checkpointer that copies the WAL into the file beside the writer. docs/adr/0010.
  */
 export interface SqliteDatabase {
   readonly file: string;
@@ -41,23 +43,32 @@ export async function openSqliteDatabase(
   options: SqliteDatabaseOptions = {},
 ): Promise<SqliteDatabase> {
   const busyTimeoutMs = checkBusyTimeout(options.busyTimeoutMs ?? 5000);
-  const writer = await startSqliteWriter(file, { busyTimeoutMs, group: options.group ?? {} });
-  let readers: SqliteReaders;
+  let checkpointer: SqliteCheckpointer | undefined;
+  const writer = await startSqliteWriter(file, {
+    busyTimeoutMs,
+    group: options.group ?? {},
+    onCommit: () => checkpointer?.kick(),
+  });
+  let readers: SqliteReaders | undefined;
   try {
     readers = await openSqliteReaders(file, { connections: options.readers ?? 4, busyTimeoutMs });
+    checkpointer = await startSqliteCheckpointer(file, { busyTimeoutMs });
   } catch (error) {
     await writer.close();
+    await readers?.close();
     throw error;
   }
   let closed: Promise<void> | undefined;
+  const open = readers;
   return {
     file,
     writer,
-    readers,
+    readers: open,
     close: () =>
       (closed ??= (async () => {
         await writer.close();
-        await readers.close();
+        await checkpointer?.close();
+        await open.close();
       })()),
   };
 }

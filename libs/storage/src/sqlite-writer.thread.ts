@@ -3,7 +3,7 @@
  * sqlite adapters. Writes queue here; each transaction takes what is queued (up to the limits),
  * runs each write in a savepoint of its own (one that throws is undone alone), commits once and
  * answers them all. While a commit fsyncs, the next writes queue in the port, so a busier store
- * commits bigger groups, and a write waits about one commit. docs/adr/0009.
+ * commits bigger groups, and a write waits about one commit. docs/adr/0010.
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type Database from 'libsql';
@@ -172,7 +172,11 @@ function failed(request: WriteRequest, error: unknown): WriteReply {
 }
 
 try {
-  start(openSqliteConnection(file, { busyTimeoutMs }));
+  const db = openSqliteConnection(file, { busyTimeoutMs });
+  // The checkpointer copies the WAL beside this thread (sqlite-checkpointer.ts); this is only
+  // the safety net, should it ever fall behind (10,000 pages: 40 MB of WAL).
+  db.pragma('wal_autocheckpoint = 10000');
+  start(db);
 } catch (error) {
   send({ type: 'open-failed', error: encodeError(error) });
   port.close();

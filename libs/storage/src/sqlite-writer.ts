@@ -48,7 +48,12 @@ interface Thread {
  */
 export async function startSqliteWriter(
   file: string,
-  options: { busyTimeoutMs: number; group?: Partial<WriterLimits> },
+  options: {
+    busyTimeoutMs: number;
+    group?: Partial<WriterLimits>;
+    /** Called after each committed transaction (the checkpointer's cue). */
+    onCommit?: () => void;
+  },
 ): Promise<SqliteWriter> {
   const data: WriterThreadData = {
     file,
@@ -64,6 +69,7 @@ export async function startSqliteWriter(
   function onMessage(message: FromWriter): void {
     if (message.type !== 'group') return;
     counts.transactions += 1;
+    if (message.committed) options.onCommit?.();
     for (const reply of message.replies) {
       const waiting = pending.get(reply.id);
       if (!waiting) continue;
