@@ -23,7 +23,7 @@ export interface SqliteWriter {
    * commit failed: then nothing of it was stored.
    */
   write<N extends WriteName>(name: N, args: WriteArgs<N>, items?: number): Promise<WriteResult<N>>;
-  /** Transactions run and writes answered so far (tests and metrics). */
+  /** Transactions begun (or tried: a locked file) and writes answered so far (tests, metrics). */
   stats(): { transactions: number; writes: number };
   /** Finishes the queued writes, closes the connection and ends the thread. */
   close(): Promise<void>;
@@ -38,6 +38,8 @@ interface Thread {
   worker: Worker;
   port: MessagePort;
   exited: Promise<void>;
+  /** False once it exited: a write must not be posted to it then (nothing would answer). */
+  alive: boolean;
 }
 
 /**
@@ -101,7 +103,8 @@ export async function startSqliteWriter(
   return {
     async write(name, args, items = 1) {
       if (closed) throw new StoreUnavailableError('the SQLite database is closed');
-      const { port } = await running();
+      const { port, alive } = await running();
+      if (!alive) throw new StoreUnavailableError('the SQLite writer thread stopped');
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -131,8 +134,10 @@ function startThread(
   const worker = threadWorker({ ...data, port: port2 }, [port2]);
   let failure: Error | undefined;
   worker.on('error', (error) => (failure = error));
-  const exited = new Promise<void>((resolve) =>
+  const thread: Thread = { worker, port, exited: Promise.resolve(), alive: true };
+  thread.exited = new Promise<void>((resolve) =>
     worker.once('exit', (code) => {
+      thread.alive = false;
       port.close();
       onExit(failure?.message ?? `exit code ${code}`);
       resolve();
@@ -142,12 +147,14 @@ function startThread(
     port.once('message', (first: FromWriter) => {
       if (first.type === 'ready') {
         port.on('message', onMessage);
-        resolve({ worker, port, exited });
+        resolve(thread);
       } else if (first.type === 'open-failed') {
         reject(decodeError(first.error));
       }
     });
-    void exited.then(() => reject(new StoreUnavailableError(failure?.message ?? 'no reason')));
+    void thread.exited.then(() =>
+      reject(new StoreUnavailableError(failure?.message ?? 'no reason')),
+    );
   });
 }
 
