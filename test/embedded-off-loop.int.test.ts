@@ -1,5 +1,5 @@
 /**
- * The embedded mode runs no SQLite on its event loop (docs/adr/0009): writes wait in the writer
+ * The embedded mode runs no SQLite on its event loop (docs/adr/0011): writes wait in the writer
  * thread, reads run on libsql's threads. Shown from outside, on `npm start`'s process: while a
  * write waits seconds for the file's lock, and while a search runs until its deadline, the server
  * answers other requests at once; the search is stopped at its deadline and answered 503 saying

@@ -22,7 +22,7 @@ export interface SqliteDatabaseOptions {
  * Nothing here runs SQL on the caller's thread: writes go to the writer thread, which owns the
  * only write connection and commits queued writes in groups; reads go to reader connections
  * whose statements libsql runs on its own threads (sqlite-readers.ts), and so does the
- * checkpointer that copies the WAL into the file beside the writer. docs/adr/0010.
+ * checkpointer that copies the WAL into the file beside the writer. docs/adr/0011.
  */
 export interface SqliteDatabase {
   readonly file: string;

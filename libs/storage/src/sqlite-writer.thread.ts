@@ -3,7 +3,7 @@
  * sqlite adapters. Writes queue here; each transaction takes what is queued (up to the limits),
  * runs each write in a savepoint of its own (one that throws is undone alone), commits once and
  * answers them all. While a commit fsyncs, the next writes queue in the port, so a busier store
- * commits bigger groups, and a write waits about one commit. docs/adr/0010.
+ * commits bigger groups, and a write waits about one commit. docs/adr/0011.
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type Database from 'libsql';
