@@ -17,6 +17,7 @@ import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 import { searchPath, searchRoutes } from './entry/search.routes';
+import { whoAmIPath, whoAmIRoutes } from './entry/whoami.routes';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -56,6 +57,7 @@ const routes: Record<string, string[]> = {
   ...archiveRouteMethods,
   [openApiPath]: ['GET'],
   ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),
+  [whoAmIPath]: ['GET'],
 };
 
 export function createGatewayApp(
@@ -71,6 +73,7 @@ export function createGatewayApp(
   app.use(openApiRoutes());
   // Its reference page for people, also without a token (entry/docs.routes.ts says why).
   app.use(docsRoutes());
+  app.use(whoAmIRoutes(deps.auth));
   // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
   // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));

@@ -65,7 +65,8 @@ describe('the OpenAPI document and the gateway', () => {
 
   it("when a documented route needs a token, then its scope is one of the gateway's", () => {
     for (const operation of apiOperations) {
-      if (operation.scope !== null) expect(scopes).toContain(operation.scope);
+      if (operation.scope !== null && operation.scope !== 'any')
+        expect(scopes).toContain(operation.scope);
     }
   });
 });
