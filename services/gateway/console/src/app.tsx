@@ -70,16 +70,21 @@ export function App() {
       );
     case 'signed-out':
       return (
-        <main id="main">
-          <SignInView
-            onSignIn={signIn}
-            error={state.error}
-            {...(state.notice ? { notice: state.notice } : {})}
-            {...(state.loopback
-              ? { onCancel: () => setState({ kind: 'signed-in', session: state.loopback! }) }
-              : {})}
-          />
-        </main>
+        <Fragment>
+          <header class="top">
+            <span class="brand">screenfleet console</span>
+          </header>
+          <main id="main">
+            <SignInView
+              onSignIn={signIn}
+              error={state.error}
+              {...(state.notice ? { notice: state.notice } : {})}
+              {...(state.loopback
+                ? { onCancel: () => setState({ kind: 'signed-in', session: state.loopback! }) }
+                : {})}
+            />
+          </main>
+        </Fragment>
       );
     case 'signed-in':
       return (

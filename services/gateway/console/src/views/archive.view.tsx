@@ -147,6 +147,7 @@ function useAction(onDone: (result: ArchiveActionResult) => void) {
   const [answer, setAnswer] = useState<string>();
   const [error, setError] = useState<unknown>();
   const run = (send: () => Promise<ArchiveActionResult>) => {
+    if (busy) return;
     setBusy(true);
     setAnswer(undefined);
     setError(undefined);
@@ -182,7 +183,7 @@ function RunNow({ session, onDone }: ActionProps) {
       <p class="hint">Start an archive pass now instead of at the next interval.</p>
       <button
         type="button"
-        disabled={action.busy}
+        aria-disabled={action.busy}
         onClick={() => action.run(() => session.api.post('/archive/run'))}
       >
         Run archive pass now
@@ -232,7 +233,7 @@ function Configure({ session, status, onDone }: ActionProps & { status: ArchiveS
             onInput={(event) => setDays(event.currentTarget.value)}
           />
         </div>
-        <button type="submit" disabled={action.busy}>
+        <button type="submit" aria-disabled={action.busy}>
           Save configuration
         </button>
       </form>
@@ -293,7 +294,7 @@ function Restore({ session, onDone }: ActionProps) {
             placeholder="all devices"
           />
         </div>
-        <button type="submit" disabled={action.busy}>
+        <button type="submit" aria-disabled={action.busy}>
           Restore range
         </button>
       </form>

@@ -47,11 +47,12 @@ function PressKeyForm({ target, busy, send }: ActionFormProps) {
       class="press-form"
       onSubmit={(event) => {
         event.preventDefault();
+        if (busy) return;
         const name = key.trim();
         send(
           '/experimental/operator/press-key-by-index',
           { ...targetFields(target), key: name, modifiers },
-          `pressed ${comboText(name, modifiers)}`,
+          comboText(name, modifiers),
         );
       }}
     >
@@ -89,7 +90,7 @@ function PressKeyForm({ target, busy, send }: ActionFormProps) {
           </span>
         ))}
       </fieldset>
-      <button type="submit" disabled={busy}>
+      <button type="submit" aria-disabled={busy}>
         Press key
       </button>
     </form>

@@ -62,6 +62,7 @@ export function OperatorView({ session }: ViewProps) {
   }, [session]);
 
   const list = (asked: ListRequest) => {
+    if (listingBusy) return;
     setListingBusy(true);
     setListError(undefined);
     const started = performance.now();
@@ -182,7 +183,7 @@ export function OperatorView({ session }: ViewProps) {
           <label for="operator-interactable">Only elements that take input</label>
         </div>
         <div class="actions">
-          <button type="submit" disabled={listingBusy}>
+          <button type="submit" aria-disabled={listingBusy}>
             List elements
           </button>
         </div>
@@ -310,14 +311,12 @@ function ActionOutcome({ outcome }: { outcome: Outcome | undefined }) {
       <div class="outcome" role="status">
         {outcome ? (
           <p>
-            {outcome.result ? (
-              <strong>{outcome.result.success ? 'Done' : 'Not done'}: </strong>
-            ) : (
-              <strong>Refused: </strong>
-            )}
-            {outcome.what} — answered in{' '}
-            <span class="latency">{Math.round(outcome.latencyMs)} ms</span>
-            {outcome.result ? `. ${outcome.result.message}` : null}
+            <strong>
+              {outcome.result ? (outcome.result.success ? 'Done' : 'Not done') : 'Refused'}
+            </strong>{' '}
+            ({outcome.what}, answered in{' '}
+            <span class="latency">{Math.round(outcome.latencyMs)} ms</span>)
+            {outcome.result ? `: ${outcome.result.message}` : null}
           </p>
         ) : null}
       </div>

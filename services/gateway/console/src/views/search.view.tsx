@@ -257,7 +257,7 @@ function Results({
   return (
     <section class="results" aria-labelledby="results-title">
       <h2 id="results-title">
-        Results <span class="count">{range}</span>
+        {query ? `Results for “${query}”` : 'Results'} <span class="count">{range}</span>
       </h2>
       {shown === 0 ? <p class="none">Nothing matches.</p> : null}
       <ol start={offset + 1}>
@@ -268,16 +268,16 @@ function Results({
       <nav class="pages" aria-label="Result pages">
         <button
           type="button"
-          disabled={offset === 0}
-          onClick={() => onPage(Math.max(0, offset - pageSize))}
+          aria-disabled={offset === 0}
+          onClick={() => offset > 0 && onPage(Math.max(0, offset - pageSize))}
         >
           Previous page
         </button>
         <span aria-hidden="true">{range}</span>
         <button
           type="button"
-          disabled={offset + shown >= total}
-          onClick={() => onPage(offset + pageSize)}
+          aria-disabled={offset + shown >= total}
+          onClick={() => offset + shown < total && onPage(offset + pageSize)}
         >
           Next page
         </button>

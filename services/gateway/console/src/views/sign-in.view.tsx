@@ -27,6 +27,7 @@ export function SignInView({
       <form
         onSubmit={(event) => {
           event.preventDefault();
+          if (busy) return;
           setBusy(true);
           void onSignIn(token.trim()).finally(() => setBusy(false));
         }}
@@ -50,7 +51,7 @@ export function SignInView({
           </span>
         </div>
         <div class="actions">
-          <button type="submit" disabled={busy}>
+          <button type="submit" aria-disabled={busy}>
             Sign in
           </button>
           {onCancel ? (
