@@ -42,7 +42,10 @@ export function ArchiveView({ session }: ViewProps) {
         timer = setTimeout(() => setPolls((n) => n + 1), idlePollMs);
       },
     );
-    return () => clearTimeout(timer);
+    return () => {
+      latest.current += 1; // an answer that comes after this is for nobody
+      clearTimeout(timer);
+    };
   }, [session, polls, actedAt]);
 
   /** An action's answer carries the status after it: shown at once, then polled. */

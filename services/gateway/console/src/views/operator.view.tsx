@@ -4,8 +4,8 @@ import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import { ApiError } from '../api.js';
 import { knownDevices } from '../devices.js';
 import { formatCount, formatLocalTime } from '../format.js';
-import { expiredFor } from '../operator-listing.js';
-import { ErrorNote, Section, useNow } from '../ui.js';
+import { msUntilExpiry } from '../operator-listing.js';
+import { ErrorNote, Section } from '../ui.js';
 import type { ViewProps } from '../views.js';
 import { operatorActions, type ActionTarget } from './operator-actions.js';
 
@@ -54,12 +54,23 @@ export function OperatorView({ session }: ViewProps) {
   const [actionId, setActionId] = useState(operatorActions[0]?.id ?? '');
   const [outcome, setOutcome] = useState<Outcome>();
   const [acting, setActing] = useState(false);
-  const now = useNow(1_000);
+  const [expired, setExpired] = useState(false);
   const listedHeading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
     void knownDevices(session).then(setDevices);
   }, [session]);
+
+  // One timer to the snapshot's expiry: no ticking clock re-renders a 500-row table.
+  useEffect(() => {
+    setExpired(false);
+    if (!listing) return;
+    const timer = setTimeout(
+      () => setExpired(true),
+      Math.max(0, msUntilExpiry(listing.body.cache_info, new Date())),
+    );
+    return () => clearTimeout(timer);
+  }, [listing]);
 
   const list = (asked: ListRequest) => {
     if (listingBusy) return;
@@ -90,12 +101,11 @@ export function OperatorView({ session }: ViewProps) {
       );
   };
 
-  const expiredMs = listing ? expiredFor(listing.body.cache_info, now) : undefined;
   const stale =
     listing409 ??
-    (expiredMs === undefined
-      ? undefined
-      : `its snapshot expired ${Math.round(expiredMs / 1000)} s ago`);
+    (listing && expired
+      ? `its snapshot expired at ${formatLocalTime(new Date(listing.body.cache_info.expires_at))}`
+      : undefined);
   const element = listing?.body.elements.find((e) => e.index === selected);
   const target: ActionTarget | undefined =
     listing && element

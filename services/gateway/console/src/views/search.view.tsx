@@ -48,6 +48,9 @@ export function SearchView({ session, route, go }: ViewProps) {
         setLoading(false);
       },
     );
+    return () => {
+      latest.current += 1; // an answer that comes after this is for nobody
+    };
   }, [key, runs, session]);
 
   const show = (next: SearchParams) => {
