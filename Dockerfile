@@ -2,7 +2,8 @@
 # ingest-worker, archive-worker); docker-compose.yml names them. Operator agents run on the
 # desktops (they need the display), not from this file. Node 24: tested in .ci/run.
 #
-# build:   every dependency, compile all workspaces, gather package.json files and dist/.
+# build:   every dependency, compile all workspaces, gather package.json files and dist/ (and
+#          the console's stylesheet, the one file it serves that tsc does not emit).
 # runtime: `npm ci --omit=dev` against the lockfile, only compiled code, root-owned files
 #          (the service cannot rewrite itself), runs as the image's non-root `node` user.
 FROM node:24-bookworm-slim AS build
@@ -16,7 +17,9 @@ RUN npm ci --no-audit --no-fund \
  && cp package.json package-lock.json /out/ \
  && for d in libs/* services/*; do \
       mkdir -p "/out/$d" && cp "$d/package.json" "/out/$d/" && cp -r "$d/dist" "/out/$d/"; \
-    done
+    done \
+ && mkdir -p /out/services/gateway/console \
+ && cp -r services/gateway/console/static /out/services/gateway/console/
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production

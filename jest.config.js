@@ -21,7 +21,16 @@ const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironmen
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: [
+        '<rootDir>/{libs,services}/*/src/**/*.test.ts',
+        // The console's pure modules (services/gateway/console), ES modules that import with .js.
+        '<rootDir>/services/gateway/console/src/**/*.test.ts',
+      ],
+      moduleNameMapper: { ...moduleNameMapper, '^(\\.{1,2}/.*)\\.js$': '$1' },
+    },
     {
       ...common,
       displayName: 'integration',

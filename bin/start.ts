@@ -150,11 +150,12 @@ function announce(port: number, tokenFile: string | undefined): void {
   const token = tokenFile
     ? `token: cat ${tokenFile} (printed once when generated)`
     : 'tokens from GATEWAY_TOKENS';
+  log(`console on http://${apiHost}:${port}/console, API reference on /docs`);
   log(`API on http://${apiHost}:${port} (${token}); Ctrl-C stops`);
 }
 
 async function main(): Promise<void> {
-  // `on`, not `once`: Ctrl-C reaches npm, tsx and this process alike, and a second SIGINT
+  // `on`, not `once`: Ctrl-C reaches npm and this process alike, and a second SIGINT
   // relayed by one of them must not cut the graceful stop short.
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));

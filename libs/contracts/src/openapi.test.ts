@@ -61,6 +61,7 @@ const validatorFor: Partial<Record<ComponentName, Validator<unknown>>> = {
   OperationResult: validators.operationResult,
   ErrorBody: validators.errorBody,
   SearchAnswer: validators.searchAnswer,
+  WhoAmI: validators.whoAmI,
 };
 
 const componentOf = (media: Media): ComponentName =>
@@ -176,6 +177,9 @@ describe('the OpenAPI document', () => {
       const operation = paths[op.path]?.[op.method];
       if (op.scope === null) {
         expect(operation?.security).toEqual([]);
+      } else if (op.scope === 'any') {
+        expect(operation?.security).toEqual([{ bearerAuth: [] }]);
+        expect(operation?.description.startsWith('Any valid token')).toBe(true);
       } else {
         expect(operation?.security).toEqual([{ bearerAuth: [op.scope] }]);
         expect(operation?.description.startsWith(`Scope \`${op.scope}\``)).toBe(true);

@@ -11,6 +11,7 @@ import {
   archiveInitRequestSchema,
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
+import { whoAmISchema } from './schemas/auth.schema';
 import { dateTimeSchema, deviceNameSchema } from './schemas/common';
 import {
   listedElementSchema,
@@ -68,6 +69,7 @@ const componentSchemas = {
   SearchAudioContent: searchAudioContentSchema,
   DeviceName: deviceNameSchema,
   DateTimeWithOffset: dateTimeSchema,
+  WhoAmI: whoAmISchema,
 } as const;
 export type ComponentName = keyof typeof componentSchemas;
 
@@ -172,11 +174,11 @@ export interface ApiOperation {
   method: 'get' | 'post';
   path: string;
   operationId: string;
-  tag: 'ingest' | 'search' | 'operator' | 'archive' | 'meta';
+  tag: 'ingest' | 'search' | 'operator' | 'archive' | 'auth' | 'meta';
   summary: string;
   description: string;
-  /** Null: served without a token. */
-  scope: ApiScope | null;
+  /** Null: served without a token. `any`: any valid token (or the tokenless loopback grant). */
+  scope: ApiScope | 'any' | null;
   request?: { schema: ComponentName; required: boolean; examples: Record<string, Example> };
   /** Query parameters (GET routes). */
   parameters?: readonly QueryParameter[];
@@ -584,6 +586,30 @@ export const apiOperations: readonly ApiOperation[] = [
   },
   {
     method: 'get',
+    path: '/auth/whoami',
+    operationId: 'whoAmI',
+    tag: 'auth',
+    summary: 'What the caller may do: its token id, scopes and devices',
+    description:
+      'For clients that offer only what their token allows (the console at `/console`). With ' +
+      'no Authorization header it answers the tokenless loopback grant where that applies ' +
+      '(GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK, a loopback peer, Host and Origin), else 401. ' +
+      'The token itself is never echoed.',
+    scope: 'any',
+    response: {
+      schema: 'WhoAmI',
+      description: 'The grant the request was authenticated with.',
+      example: {
+        token_id: 'sre-console',
+        grant: 'token',
+        scopes: ['search', 'archive:read', 'operator'],
+        devices: null,
+      },
+    },
+    errors: [401, 403, 405, 500],
+  },
+  {
+    method: 'get',
     path: '/openapi.json',
     operationId: 'openApiDocument',
     tag: 'meta',
@@ -698,7 +724,8 @@ const errorResponses: Record<
   },
 };
 
-const scopeText: Record<ApiScope, string> = {
+const scopeText: Record<ApiScope | 'any', string> = {
+  any: 'Any valid token; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
   ingest:
     'Scope `ingest`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
   operator: 'Scope `operator`; always needs a token.',
@@ -739,7 +766,10 @@ function operationObject(operation: ApiOperation): JsonObject {
       ? `${scopeText[operation.scope]}\n\n${operation.description}`
       : `No authentication.\n\n${operation.description}`,
     // OpenAPI 3.1 lets a bearer requirement name the roles it needs: the token's scope.
-    security: operation.scope ? [{ bearerAuth: [operation.scope] }] : [],
+    security:
+      operation.scope === null
+        ? []
+        : [{ bearerAuth: operation.scope === 'any' ? [] : [operation.scope] }],
     responses,
   };
   if (operation.request) {
@@ -811,6 +841,7 @@ export function buildOpenApiDocument(): JsonObject {
       { name: 'search', description: 'Captured content back out.' },
       { name: 'operator', description: "Key presses into a device's desktop (experimental)." },
       { name: 'archive', description: 'Moving old items to an archive store and back.' },
+      { name: 'auth', description: "The caller's own grant." },
       { name: 'meta', description: 'This description.' },
     ],
     security: [{ bearerAuth: [] }],

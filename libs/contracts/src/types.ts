@@ -13,6 +13,7 @@ import type {
   archiveReplySchema,
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
+import type { whoAmISchema } from './schemas/auth.schema';
 import type { contentBatchSchema } from './schemas/messages.schema';
 import type {
   listedElementSchema,
@@ -68,3 +69,4 @@ export type SearchAnswer = FromSchema<typeof searchAnswerSchema>;
 export type SearchAnswerItem = FromSchema<typeof searchAnswerItemSchema>;
 export type SearchOcrContent = FromSchema<typeof searchOcrContentSchema>;
 export type SearchAudioContent = FromSchema<typeof searchAudioContentSchema>;
+export type WhoAmI = FromSchema<typeof whoAmISchema>;

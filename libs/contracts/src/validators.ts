@@ -8,6 +8,7 @@ import {
   archiveReplySchema,
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
+import { whoAmISchema } from './schemas/auth.schema';
 import { contentBatchSchema, envelopeSchema } from './schemas/messages.schema';
 import {
   listElementsRequestSchema,
@@ -49,6 +50,7 @@ import type {
   SearchAnswer,
   SearchReply,
   SearchRequest,
+  WhoAmI,
 } from './types';
 
 /** Compiled once per process; import these rather than compiling schemas again. */
@@ -92,4 +94,5 @@ export const validators = {
   searchRequest: compileValidator<SearchRequest>(searchRequestSchema, 'search request'),
   searchReply: compileValidator<SearchReply>(searchReplySchema, 'search reply'),
   searchAnswer: compileValidator<SearchAnswer>(searchAnswerSchema, 'search answer'),
+  whoAmI: compileValidator<WhoAmI>(whoAmISchema, 'whoami answer'),
 };

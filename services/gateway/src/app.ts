@@ -10,6 +10,12 @@ import type { OperatorPresenceTracker } from './domain/operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
+import {
+  consoleAssetsPrefix,
+  consoleAssetsRoute,
+  consolePath,
+  consoleRoutes,
+} from './entry/console.routes';
 import { docsRoutePaths, docsRoutes } from './entry/docs.routes';
 import { HttpError } from './domain/http-error';
 import { toHttpFailure } from './entry/http-errors';
@@ -17,6 +23,7 @@ import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 import { searchPath, searchRoutes } from './entry/search.routes';
+import { whoAmIPath, whoAmIRoutes } from './entry/whoami.routes';
 
 export interface GatewayDeps {
   bus: Bus;
@@ -56,6 +63,8 @@ const routes: Record<string, string[]> = {
   ...archiveRouteMethods,
   [openApiPath]: ['GET'],
   ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),
+  [consolePath]: ['GET'],
+  [whoAmIPath]: ['GET'],
 };
 
 export function createGatewayApp(
@@ -71,6 +80,9 @@ export function createGatewayApp(
   app.use(openApiRoutes());
   // Its reference page for people, also without a token (entry/docs.routes.ts says why).
   app.use(docsRoutes());
+  // The console: static files calling this same API with the user's token (console.routes.ts).
+  app.use(consoleRoutes());
+  app.use(whoAmIRoutes(deps.auth));
   // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
   // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));
@@ -121,7 +133,11 @@ function requestContext({ metrics }: GatewayDeps): RequestHandler {
     const stop = metrics.requestDuration.startTimer();
     res.once('finish', () => {
       const labels = {
-        route: routes[req.path] ? req.path : 'unmatched',
+        route: routes[req.path]
+          ? req.path
+          : req.path.startsWith(consoleAssetsPrefix)
+            ? consoleAssetsRoute
+            : 'unmatched',
         method: req.method,
         status: String(res.statusCode),
       };

@@ -25,3 +25,4 @@ export {
   searchRequestSchema,
   searchAnswerItemSchema,
 } from './search.schema';
+export { whoAmISchema } from './auth.schema';

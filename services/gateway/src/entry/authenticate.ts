@@ -15,7 +15,7 @@ export interface AuthOptions {
  * app posts /archive/init and /archive/configure without a token).
  * Never the operator scope: a key press into a desktop always needs a token, even locally.
  */
-const anonymousLoopback: TokenGrant = {
+export const anonymousLoopback: TokenGrant = {
   id: 'unauthenticated-loopback',
   scopes: ['ingest', 'search', 'archive:read', 'archive:write'],
 };
@@ -33,6 +33,15 @@ declare module 'express-serve-static-core' {
  * Origin (403 otherwise). Route handlers call it first; `requireScope` is the same as middleware.
  */
 export function authenticate(req: Request, scope: Scope, options: AuthOptions): TokenGrant {
+  const grant = identify(req, options);
+  if (!grant.scopes.includes(scope)) {
+    throw new HttpError(403, 'forbidden_scope', `token ${grant.id} lacks the ${scope} scope`);
+  }
+  return grant;
+}
+
+/** authenticate() without a scope: any valid token, or the loopback grant (GET /auth/whoami). */
+export function identify(req: Request, options: AuthOptions): TokenGrant {
   const header = req.get('authorization');
   let grant: TokenGrant | undefined;
   if (header) {
@@ -44,9 +53,6 @@ export function authenticate(req: Request, scope: Scope, options: AuthOptions): 
     grant = anonymousLoopback;
   } else {
     throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
-  }
-  if (!grant.scopes.includes(scope)) {
-    throw new HttpError(403, 'forbidden_scope', `token ${grant.id} lacks the ${scope} scope`);
   }
   return grant;
 }

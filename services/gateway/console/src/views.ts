@@ -1,0 +1,39 @@
+import type { VNode } from './vendor/preact.js';
+import type { Route } from './route.js';
+import type { Scope, Session } from './session.js';
+import { ArchiveView } from './views/archive.view.js';
+import { OperatorView } from './views/operator.view.js';
+import { SearchView } from './views/search.view.js';
+
+export interface ViewProps {
+  session: Session;
+  route: Route;
+  /** Go to a hash (hashFor); the same hash again re-runs the view's request. */
+  go: (hash: string) => void;
+}
+
+export interface ConsoleView {
+  /** The hash's first part: `#/<id>`. */
+  id: string;
+  title: string;
+  /** Offered only to a token with this scope (GET /auth/whoami). */
+  scope: Scope;
+  /** Listed in the navigation; false for views reached from another (a device's page). */
+  nav: boolean;
+  component: (props: ViewProps) => VNode | null;
+}
+
+/**
+ * The console's views in navigation order; the first the token may use opens by default.
+ *
+ * Extension point for the fleet API (GET /devices, GET /devices/{name}): the Fleet view goes
+ * first here (`{id: 'fleet', title: 'Fleet', scope: <GET /devices' scope>, nav: true}`), the
+ * Device view after it (`{id: 'devices', nav: false}`, its name in `route.path[0]`, reached
+ * from a Fleet row by hashFor('devices', [name])). Its search box can hand over to Search with
+ * hashFor('search', [], writeSearchParams({...params, device_name: name})).
+ */
+export const consoleViews: readonly ConsoleView[] = [
+  { id: 'search', title: 'Search', scope: 'search', nav: true, component: SearchView },
+  { id: 'archive', title: 'Archive', scope: 'archive:read', nav: true, component: ArchiveView },
+  { id: 'operator', title: 'Operator', scope: 'operator', nav: true, component: OperatorView },
+];

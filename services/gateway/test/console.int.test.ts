@@ -1,0 +1,163 @@
+/**
+ * The console's page, sign-in and policy in a real headless Chromium, against the gateway built
+ * as main.ts builds it (on this run's RabbitMQ; no worker is needed for what is checked here).
+ * The views' flows against a whole system, in both modes, are in test/console.int.test.ts.
+ */
+import type { Browser } from 'playwright-core';
+import { isolatedBroker } from '../../../test/services';
+import {
+  firstLoadBytes,
+  launchChromium,
+  openConsole,
+  screenshot,
+  seriousViolations,
+  signIn,
+  tabTo,
+  type ConsolePage,
+} from '../../../test/support/console-browser';
+import { startGateway, tokens, type RunningGateway } from '../../../test/support/gateway';
+
+/** The issue's budget for the first load's scripts and stylesheets, compressed. */
+const firstLoadBudgetBytes = 200_000;
+
+describe('the console page in a real headless Chromium', () => {
+  let broker: { url: string; remove(): Promise<void> };
+  let gateway: RunningGateway;
+  let browser: Browser;
+  let opened: ConsolePage | undefined;
+
+  beforeAll(async () => {
+    broker = await isolatedBroker();
+    gateway = await startGateway(broker.url);
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    await opened?.close();
+    opened = undefined;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+    await broker?.remove();
+  });
+
+  it('when the console is opened without a token, then it asks for one, accessibly, and the first load stays within 200 KB compressed', async () => {
+    opened = await openConsole(browser, gateway.url);
+    const { page } = opened;
+    await page.getByLabel('Access token').waitFor();
+    await page.waitForLoadState('networkidle');
+
+    const load = await firstLoadBytes(page);
+    expect(load.files).toBeGreaterThan(10);
+    expect(load.bytes).toBeGreaterThan(10_000);
+    expect(load.bytes).toBeLessThanOrEqual(firstLoadBudgetBytes);
+    expect(load.bytes).toBeLessThan(load.decodedBytes / 2); // sent compressed
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'sign-in');
+    // The probe for a loopback grant, which this gateway does not offer.
+    expect(opened.httpErrors()).toEqual(['401 /auth/whoami']);
+    expect(opened.errors()).toEqual([]);
+    expect(opened.offHost()).toEqual([]);
+  });
+
+  it('when a wrong token and then the right one are typed, then the API refusal is shown and the right one is kept in this tab only, sent as a bearer header', async () => {
+    opened = await openConsole(browser, gateway.url);
+    const { page, context } = opened;
+    const field = page.getByLabel('Access token');
+    await tabTo(page, field);
+    await page.keyboard.type('not-a-valid-token-0000');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').getByText('the bearer token is not valid').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+    await field.fill('');
+    await signIn(page, tokens.operatorOnly.token);
+
+    expect(await page.getByRole('navigation', { name: 'Views' }).innerText()).toBe('Operator');
+    await page.getByRole('heading', { name: 'Operator', level: 1 }).waitFor();
+    expect(await page.evaluate(() => Object.values<string>(sessionStorage))).toEqual([
+      tokens.operatorOnly.token,
+    ]);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await context.cookies()).toEqual([]);
+    expect(page.url()).not.toContain(tokens.operatorOnly.token);
+    const calls = opened.apiRequests();
+    expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual([
+      'GET /auth/whoami',
+      'GET /auth/whoami',
+      'GET /auth/whoami',
+    ]);
+    expect(calls.map((call) => call.authorization)).toEqual([
+      undefined,
+      'Bearer not-a-valid-token-0000',
+      `Bearer ${tokens.operatorOnly.token}`,
+    ]);
+    expect(calls.every((call) => !call.url.includes('token'))).toBe(true);
+    expect(opened.httpErrors()).toEqual(['401 /auth/whoami', '401 /auth/whoami']);
+    expect(opened.errors()).toEqual([]);
+    expect(opened.offHost()).toEqual([]);
+  });
+
+  it('when a view needs a scope the token lacks, then it is not offered, and its address says why; signing out forgets the token', async () => {
+    opened = await openConsole(browser, gateway.url);
+    const { page } = opened;
+    await signIn(page, tokens.operatorOnly.token);
+
+    await page.evaluate(() => (location.hash = '#/search'));
+    await page
+      .getByText('The Search view needs the search scope, which this token lacks.')
+      .waitFor();
+    expect(await page.getByRole('link', { name: 'Search' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'List elements' }).count()).toBe(0);
+
+    await tabTo(page, page.getByRole('button', { name: 'Sign out' }));
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Access token').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(opened.errors()).toEqual([]);
+    expect(opened.httpErrors()).toEqual(['401 /auth/whoami', '401 /auth/whoami']);
+  });
+
+  it("when the page and its files are fetched, then the page's policy allows scripts and styles from 'self' only, with nothing inline, and the files are versioned, immutable and compressed", async () => {
+    const response = await fetch(`${gateway.url}/console`);
+    const html = await response.text();
+    const policy = Object.fromEntries(
+      (response.headers.get('content-security-policy') ?? '')
+        .split(';')
+        .map((directive) => directive.trim().split(/\s+/))
+        .map(([name, ...values]) => [name ?? '', values]),
+    );
+    expect(policy['default-src']).toEqual(["'none'"]);
+    expect(policy['script-src']).toEqual(["'self'"]);
+    expect(policy['style-src']).toEqual(["'self'"]);
+    expect(policy['connect-src']).toEqual(["'self'"]);
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(html).not.toMatch(/\sstyle=|<style/);
+    expect(html).not.toMatch(/(https?:)?\/\/[a-z]/i);
+
+    const main = /<script type="module" src="(\/console\/assets\/[0-9a-f]{16}\/main\.js)">/.exec(
+      html,
+    )?.[1];
+    expect(main).toBeDefined();
+    const hooks = main!.replace('main.js', 'vendor/hooks.js');
+    const compressed = await fetch(`${gateway.url}${hooks}`, {
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(compressed.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(compressed.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // fetch decodes gzip itself: the header says it came compressed.
+    expect(compressed.headers.get('content-encoding')).toBe('gzip');
+    const source = await compressed.text();
+    expect(source).toContain('from"./preact.js"');
+    expect(source).not.toMatch(/from\s*"preact"/);
+
+    // Only names from the table: an encoded way out of the prefix is not a file.
+    const unknown = await fetch(
+      `${gateway.url}${main!.replace('main.js', '..%2F..%2Fpackage.json')}`,
+    );
+    const otherBuild = await fetch(`${gateway.url}/console/assets/0000000000000000/main.js`);
+    expect(unknown.status).toBe(404);
+    expect(otherBuild.status).toBe(404);
+  });
+});
