@@ -1,89 +1,155 @@
 /**
  * bench:embedded — end-to-end ingest through `npm start`'s embedded process (HTTP -> in-process
- * bus -> ingest worker -> SQLite file) against a raw baseline measured in the same run. Bounded:
- * BENCH_BATCHES batches of BENCH_ITEMS items per phase, 2 minutes at most per phase; traffic only
- * to 127.0.0.1. Prints one JSON line last.
+ * bus -> ingest worker -> the SQLite writer thread) against a raw baseline measured in the same
+ * run. Bounded: BENCH_BATCHES batches of BENCH_ITEMS items per phase, 2 minutes at most per
+ * phase, searches for as long as one load phase; traffic only to 127.0.0.1. Prints one JSON line
+ * last.
  *
- * Baseline: the same documents (as the ingest worker makes them) inserted into the same kind of
- * SQLite file (openSqliteDatabase: WAL, synchronous=FULL) by the same adapter, 100 items per
- * transaction: no HTTP, no validation, no bus.
+ * Baseline: the same documents (as the ingest worker makes them) into the same kind of SQLite
+ * file by the same adapter (openSqliteDatabase + the content store: its writer thread, WAL,
+ * synchronous=FULL) in transactions of 1,000 items, one after another: the store's own ceiling
+ * for these documents, with no HTTP, no validation, no bus.
  * Ours: the launcher (bin/start.ts, embedded) as its own process, load from a third process
- * (bench/ingest-load.ts). Then POST /add latency at half the measured maximum rate, and the
- * server's peak RSS.
+ * (bench/ingest-load.ts), BENCH_RUNS runs alternating with the baseline; the medians compared.
+ * Then POST /add latency at half the measured maximum rate, and the server's peak RSS: the one
+ * process, its writer thread and libsql's reader threads together (VmHWM).
+ * Then the same half load into a copy of bench:search's 1M-item file (bench/search-dataset.ts),
+ * while this process runs relevance searches for a common word over all of it, back to back:
+ * POST /add latency, and every status of both.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddRequest } from '@screenfleet/contracts';
 import { toDocuments } from '@screenfleet/ingest-worker';
 import { createSqliteContentStore, openSqliteDatabase } from '@screenfleet/storage';
 import { buildBatch } from '../test/support/content';
-import { startLauncher } from '../test/support/system';
+import { startLauncher, type Launcher } from '../test/support/system';
 import { peakRssMb, runIngestLoad } from './load-runner';
+import { bandWords } from './search-data';
+import { searchDataset } from './search-dataset';
 import { median, percentiles } from './stats';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 500);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** Items of the file searched during the last phase; 0 skips that phase. */
+const SEARCH_ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 1_000_000);
 const TOKEN = 'bench-token-0123456789abcdef';
+const TOKENS = JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest', 'search'] }]);
 
 function log(message: string): void {
   process.stderr.write(`[bench:embedded] ${message}\n`);
 }
 
 async function baseline(dir: string, device: string): Promise<number> {
-  const database = openSqliteDatabase(path.join(dir, 'baseline.db'));
-  const store = createSqliteContentStore({ database });
-  await store.ensureIndexes();
-  const receivedAt = new Date().toISOString();
-  const docs = Array.from({ length: BATCHES }, (_, i) =>
-    toDocuments({
-      received_at: receivedAt,
-      request: buildBatch(device, i * ITEMS, ITEMS) as AddRequest,
-    }),
-  ).flat();
-  const started = performance.now();
-  for (let i = 0; i < docs.length; i += 100) await store.insertItems(docs.slice(i, i + 100));
-  const seconds = (performance.now() - started) / 1000;
-  await store.close();
-  database.close();
-  return docs.length / seconds;
+  const file = path.join(dir, 'baseline.db');
+  const database = await openSqliteDatabase(file);
+  try {
+    const store = createSqliteContentStore({ database });
+    await store.ensureIndexes();
+    const receivedAt = new Date().toISOString();
+    const docs = Array.from({ length: BATCHES }, (_, i) =>
+      toDocuments({
+        received_at: receivedAt,
+        request: buildBatch(device, i * ITEMS, ITEMS) as AddRequest,
+      }),
+    ).flat();
+    const started = performance.now();
+    for (let i = 0; i < docs.length; i += 1000) await store.insertItems(docs.slice(i, i + 1000));
+    return docs.length / ((performance.now() - started) / 1000);
+  } finally {
+    await database.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  }
 }
 
-const load = (url: string, device: string, rate = 0) =>
-  runIngestLoad({
-    url,
-    token: TOKEN,
-    device,
-    batches: BATCHES,
-    items: ITEMS,
-    concurrency: CONCURRENCY,
-    rate,
+function launch(dataDir: string): Launcher {
+  return startLauncher({
+    DATA_DIR: dataDir,
+    GATEWAY_PORT: '0',
+    GATEWAY_OPS_PORT: '0',
+    GATEWAY_TOKENS: TOKENS,
+    LOG_LEVEL: 'warn',
   });
+}
+
+const load = (url: string, device: string, rate = 0, allowFailures = false) =>
+  runIngestLoad(
+    { url, token: TOKEN, device, batches: BATCHES, items: ITEMS, concurrency: CONCURRENCY, rate },
+    { allowFailures },
+  );
+
+/** Relevance searches for `q` over everything, one after another, until `done` settles. */
+async function searchUntil(url: string, q: string, done: Promise<unknown>) {
+  let finished = false;
+  void done.finally(() => (finished = true)).catch(() => undefined);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  while (!finished) {
+    const started = performance.now();
+    const query = new URLSearchParams({ q, order: 'relevance' }).toString();
+    const response = await fetch(`${url}/search?${query}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    await response.arrayBuffer();
+    statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+    latencies.push(performance.now() - started);
+  }
+  return { latencies, statuses };
+}
+
+/** Half load into a copy of the 1M-item file while relevance searches run over it. */
+async function underSearches(dir: string, halfRate: number) {
+  const dataset = await searchDataset(SEARCH_ITEMS, log);
+  const dataDir = path.join(dir, 'searched');
+  mkdirSync(dataDir);
+  let started = performance.now();
+  copyFileSync(dataset, path.join(dataDir, 'screenfleet.db')); // the load writes into it
+  log(`copied the ${SEARCH_ITEMS}-item file in ${Math.round(performance.now() - started)} ms`);
+  const launcher = launch(dataDir);
+  try {
+    const url = `http://127.0.0.1:${await launcher.apiPort}`;
+    const [word] = bandWords('common', 1);
+    started = performance.now();
+    const adding = load(url, 'under-search', halfRate, true);
+    const searches = await searchUntil(url, word!, adding);
+    const added = await adding;
+    log(`under searches: ${Math.round((performance.now() - started) / 1000)} s`);
+    return {
+      items_searched: SEARCH_ITEMS,
+      search_q: word,
+      post_add_ms: percentiles(added.latencies, [50, 99]),
+      post_add_statuses: added.statuses,
+      searches: searches.latencies.length,
+      search_ms: percentiles(searches.latencies, [50, 95]),
+      search_statuses: searches.statuses,
+      server_peak_rss_mb: peakRssMb(launcher.pid),
+    };
+  } finally {
+    await launcher.stop('SIGINT');
+  }
+}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sf-bench-embedded-'));
-  const launcher = startLauncher({
-    DATA_DIR: path.join(dir, 'data'),
-    GATEWAY_PORT: '0',
-    GATEWAY_OPS_PORT: '0',
-    GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
-    LOG_LEVEL: 'warn',
-  });
+  const launcher = launch(path.join(dir, 'data'));
   try {
     const url = `http://127.0.0.1:${await launcher.apiPort}`;
     const ours: number[] = [];
     const raw: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       raw.push(await baseline(dir, `raw-${i}`));
-      rmSync(path.join(dir, 'baseline.db'), { force: true });
       const result = await load(url, `ours-${i}`);
       ours.push((BATCHES * ITEMS) / result.seconds);
       log(`run ${i + 1}: ours ${Math.round(ours[i]!)} items/s, baseline ${Math.round(raw[i]!)}`);
     }
-    const maxBatchesPerSecond = median(ours) / ITEMS;
-    const half = await load(url, 'half', maxBatchesPerSecond / 2);
+    const halfRate = median(ours) / ITEMS / 2;
+    const half = await load(url, 'half', halfRate);
+    const rss = peakRssMb(launcher.pid);
+    await launcher.stop('SIGINT');
+    const searched = SEARCH_ITEMS > 0 ? await underSearches(dir, halfRate) : 'skipped';
     const result = {
       bench: 'embedded',
       batches: BATCHES,
@@ -93,9 +159,11 @@ async function main(): Promise<void> {
       ours_items_per_s: Math.round(median(ours)),
       baseline_items_per_s: Math.round(median(raw)),
       ratio: Math.round((median(ours) / median(raw)) * 100) / 100,
-      half_load_batches_per_s: Math.round(maxBatchesPerSecond / 2),
+      runs_items_per_s: { ours: ours.map(Math.round), baseline: raw.map(Math.round) },
+      half_load_batches_per_s: Math.round(halfRate),
       post_add_ms: percentiles(half.latencies, [50, 99]),
-      server_peak_rss_mb: peakRssMb(launcher.pid),
+      server_peak_rss_mb: rss,
+      under_relevance_searches: searched,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {

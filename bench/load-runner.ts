@@ -21,10 +21,14 @@ export interface IngestLoad {
   rate?: number;
 }
 
-/** Posts the batches and returns every POST /add latency (ms) and the wall time (s). */
+/**
+ * Posts the batches and returns every POST /add latency (ms), the count of each status and the
+ * wall time (s). Any answer but 200 throws unless `allowFailures`.
+ */
 export async function runIngestLoad(
   load: IngestLoad,
-): Promise<{ latencies: number[]; seconds: number }> {
+  options: { allowFailures?: boolean } = {},
+): Promise<{ latencies: number[]; statuses: Record<string, number>; seconds: number }> {
   const { stdout } = await run(
     process.execPath,
     [
@@ -42,10 +46,16 @@ export async function runIngestLoad(
     ],
     { maxBuffer: 64 * 1024 * 1024, timeout: 180_000 },
   );
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
+  const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
     latencies: number[];
+    statuses: Record<string, number>;
     seconds: number;
   };
+  const failed = Object.entries(result.statuses).filter(([status]) => status !== '200');
+  if (failed.length > 0 && !options.allowFailures) {
+    throw new Error(`POST /add answered ${JSON.stringify(Object.fromEntries(failed))}`);
+  }
+  return result;
 }
 
 /** Peak resident set (VmHWM) of a process, in MB. */

@@ -91,13 +91,24 @@ function text(next: () => number, words: number): string {
 
 /**
  * `count` documents, item `first` onward (the same index gives the same document), timestamps
- * in [now - 7 days, now].
+ * in [now - 7 days, now]: drawn at random, or, with `ofTotal`, item i at its place among
+ * `ofTotal` items spread evenly over the 7 days (a capture's stream arrives in time order).
  */
-export function searchDocuments(first: number, count: number, now: number): ContentDocument[] {
+export function searchDocuments(
+  first: number,
+  count: number,
+  now: number,
+  ofTotal?: number,
+): ContentDocument[] {
   const docs: ContentDocument[] = [];
   for (let i = first; i < first + count; i++) {
     const next = random(i + 1);
-    const at = new Date(now - Math.floor(next() * 7 * DAY_MS));
+    const draw = next();
+    const at = new Date(
+      ofTotal === undefined
+        ? now - Math.floor(draw * 7 * DAY_MS)
+        : now - 7 * DAY_MS + Math.floor(((i + draw) * 7 * DAY_MS) / ofTotal),
+    );
     const device = pick(next, devices);
     const words = 50 + Math.floor(next() * 51);
     let request: AddRequest;

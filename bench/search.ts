@@ -10,14 +10,15 @@
  * ContentStore.search with the SearchQuery the gateway makes of the same parameters, so the
  * ratio is what HTTP, the bus and the answer's mapping add.
  *
- * Embedded: BENCH_SEARCH_ITEMS (100k) items loaded into a SQLite file, then `npm start`'s
- * launcher (bin/start.ts, its own process) started on it.
+ * Embedded: BENCH_SEARCH_ITEMS (1M) items in a SQLite file built once and cached
+ * (bench/search-dataset.ts), then `npm start`'s launcher (bin/start.ts, its own process) started
+ * on it.
  * Distributed: gateway and ingest worker (their built main.js) on a vhost of the local RabbitMQ
  * and a FerretDB of this run. FerretDB v1 scans the whole collection for every search (the
  * indexes do not help it), so it gets BENCH_SEARCH_DISTRIBUTED_ITEMS (2,000) items and a few
  * samples; BENCH_SEARCH_DISTRIBUTED=0 skips it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
@@ -41,10 +42,11 @@ import { rabbitmqctl } from '../test/services/rabbitmqctl';
 import { startService, type ServiceProcess } from '../test/support/processes';
 import { startLauncher } from '../test/support/system';
 import { bandWords, searchDocuments, type Band } from './search-data';
+import { DATASET_NOW, searchDataset } from './search-dataset';
 import { embeddedIngest } from './search-ingest';
 import { median, percentiles } from './stats';
 
-const ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 100_000);
+const ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SEARCH_SAMPLES ?? 60);
 const INGEST_ITEMS = Number(process.env.BENCH_SEARCH_INGEST_ITEMS ?? 10_000);
 const DISTRIBUTED = process.env.BENCH_SEARCH_DISTRIBUTED !== '0';
@@ -186,19 +188,15 @@ const inTimeOrder = (docs: ContentDocument[]) =>
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const indexCostPercent = (on: number, off: number) => round1((1 - on / off) * 100);
 
-async function embedded(dir: string, now: number) {
-  const file = path.join(dir, 'data', 'screenfleet.db');
-  const database = openSqliteDatabase(file);
+async function embedded(dir: string) {
+  const now = DATASET_NOW;
+  const dataset = await searchDataset(ITEMS, log);
+  // The launcher's file is the cached one (searches only read; the archive worker, off by
+  // default, writes its state row).
+  mkdirSync(path.join(dir, 'data'));
+  symlinkSync(dataset, path.join(dir, 'data', 'screenfleet.db'));
+  const database = await openSqliteDatabase(dataset);
   const store = createSqliteContentStore({ database });
-  await store.ensureIndexes();
-  // Loading is not measured: no fsync per batch (the launcher opens the file with its own
-  // pragmas, synchronous = FULL).
-  database.db.pragma('synchronous = OFF');
-  let started = performance.now();
-  await load(store, ITEMS, now);
-  database.db.pragma('synchronous = FULL');
-  log(`embedded: ${ITEMS} items loaded in ${round1((performance.now() - started) / 1000)} s`);
-
   const launcher = startLauncher({
     DATA_DIR: path.join(dir, 'data'),
     GATEWAY_PORT: '0',
@@ -209,7 +207,7 @@ async function embedded(dir: string, now: number) {
   try {
     const base = `http://127.0.0.1:${await launcher.apiPort}`;
     const range = timeFilter(now);
-    started = performance.now();
+    const started = performance.now();
     const queries = await measureKinds(
       queryKinds(['common', 'medium', 'rare']),
       SAMPLES,
@@ -226,7 +224,7 @@ async function embedded(dir: string, now: number) {
   } finally {
     await launcher.stop('SIGINT');
     await store.close();
-    database.close();
+    await database.close();
   }
 }
 
@@ -378,7 +376,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sf-bench-search-'));
   const now = Date.now();
   try {
-    const embeddedFigures = await embedded(dir, now);
+    const embeddedFigures = await embedded(dir);
     const distributedFigures = DISTRIBUTED ? await distributed(dir, now) : 'skipped';
     const worstP95 = Math.max(
       ...Object.values(embeddedFigures.queries).map((kind) => kind.http_ms.p95 ?? NaN),
@@ -390,16 +388,16 @@ async function main(): Promise<void> {
       embedded: embeddedFigures,
       distributed: distributedFigures,
       aims: {
-        embedded_p95_ms_at_100k: {
-          aim: 20,
+        embedded_p95_ms_at_1m: {
+          aim: 50,
           worst_p95_ms: worstP95,
           items: ITEMS,
-          met: ITEMS >= 100_000 && worstP95 <= 20,
+          met: ITEMS >= 1_000_000 && worstP95 <= 50,
         },
         embedded_index_cost_percent: {
-          aim: 30,
+          aim: 40,
           value: embeddedFigures.ingest.store.index_cost_percent,
-          met: embeddedFigures.ingest.store.index_cost_percent <= 30,
+          met: embeddedFigures.ingest.store.index_cost_percent <= 40,
         },
       },
     };

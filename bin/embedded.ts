@@ -104,11 +104,12 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
 
   try {
     const databaseFile = path.join(dataDir, 'screenfleet.db');
-    // A short busy wait: the API is synchronous, so a lock held by another process (a second
-    // start on this data directory, a sqlite3 shell) stalls the whole process while it lasts;
-    // the ingest worker retries a busy store with backoff instead.
-    const database = openSqliteDatabase(databaseFile, { busyTimeoutMs: 250 });
-    stops.push({ name: 'close the SQLite file', run: () => Promise.resolve(database.close()) });
+    // Writes go to the database's writer thread and reads to its reader connections, so a lock
+    // held by another process (a second start on this data directory, a sqlite3 shell) holds
+    // the writes waiting for it, not the event loop. A short wait still: the ingest worker
+    // retries a busy store with backoff, well within the publish timeout.
+    const database = await openSqliteDatabase(databaseFile, { busyTimeoutMs: 1000 });
+    stops.push({ name: 'close the SQLite file', run: () => database.close() });
     const content = createSqliteContentStore({ database });
     const state = createSqliteArchiveStateStore({ database });
     const deadLetters = createSqliteDeadLetters({ database });
@@ -130,7 +131,9 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       registry,
       prefetch: ingestConfig.prefetch,
       maxBytesInFlight: ingestConfig.maxBytesInFlight,
-      grouping: { maxWeight: ingestConfig.groupItems, maxWaitMs: ingestConfig.groupWait },
+      // No micro-batching here: the writer thread's group commit already puts whatever is
+      // queued into one transaction, with no wait; INGEST_GROUP_* would only add latency.
+      grouping: { maxWeight: 1, maxWaitMs: 0 },
       retry: { initialMs: ingestConfig.retryInitial, maxMs: ingestConfig.retryMax },
       searchPrefetch: ingestConfig.searchPrefetch,
     });

@@ -82,7 +82,7 @@ async function post(port: number, token: string, body: unknown): Promise<number>
 }
 
 async function storedIds(): Promise<Set<string>> {
-  const database = openSqliteDatabase(path.join(clone, 'data', 'screenfleet.db'));
+  const database = await openSqliteDatabase(path.join(clone, 'data', 'screenfleet.db'));
   try {
     const store = createSqliteContentStore({ database });
     const ids = new Set<string>();
@@ -94,7 +94,7 @@ async function storedIds(): Promise<Set<string>> {
     }
     return ids;
   } finally {
-    database.close();
+    await database.close();
   }
 }
 

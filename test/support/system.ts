@@ -18,6 +18,7 @@ import {
   createMongoContentStore,
   createSqliteContentStore,
   openSqliteDatabase,
+  type SqliteDatabase,
   type ContentStore,
 } from '@screenfleet/storage';
 import { databaseName, isolatedBroker, mongoUrl } from '../services';
@@ -154,17 +155,17 @@ async function startEmbeddedSystem(
         }
       : {}),
   });
-  let database: ReturnType<typeof openSqliteDatabase> | undefined;
+  let database: SqliteDatabase | undefined;
   const stop = async () => {
     const code = await launcher.stop('SIGINT');
-    database?.close();
+    await database?.close();
     removeDir();
     if (code !== 0)
       throw new Error(`the launcher did not stop cleanly (${code}):\n${launcher.output()}`);
   };
   try {
     const port = await launcher.apiPort;
-    database = openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
+    database = await openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
     return {
       mode: 'embedded',
       url: `http://127.0.0.1:${port}`,

@@ -133,11 +133,12 @@ class AmqpBus implements Bus {
   async call<Res>(
     queue: string,
     request: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>> {
     this.assertOpen();
     const reply = await this.rpc.request('', queue, request, {
       timeoutMs: options.timeoutMs,
+      expirationMs: options.expirationMs,
       timeoutMessage: `no reply from queue "${queue}" within ${options.timeoutMs} ms`,
     });
     return reply as Envelope<Res>;

@@ -48,11 +48,14 @@ export interface Bus {
     /** maxBytesInFlight: bytes of message bodies handled at once (prefetch counts messages). */
     options: { prefetch: number; maxBytesInFlight?: number },
   ): Promise<Subscription>;
-  /** Request/reply over a queue; rejects TimeoutError when no reply comes within timeoutMs. */
+  /**
+   * Request/reply over a queue; rejects TimeoutError when no reply comes within timeoutMs. The
+   * request is dropped unserved if no server took it within expirationMs (default timeoutMs).
+   */
   call<Res>(
     queue: string,
     request: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>>;
   /**
    * Answers requests on `queue`; `prefetch` (default 1) is how many are handled at once, for a

@@ -412,11 +412,12 @@ class MemoryBus implements Bus {
   async call<Res>(
     queue: string,
     request: Envelope,
-    options: { timeoutMs: number },
+    options: { timeoutMs: number; expirationMs?: number },
   ): Promise<Envelope<Res>> {
     this.assertOpen();
     const reply = await this.request('', queue, request, {
       timeoutMs: options.timeoutMs,
+      expirationMs: options.expirationMs,
       timeoutMessage: `no reply from queue "${queue}" within ${options.timeoutMs} ms`,
       unavailable: () => new BrokerUnavailableError(`the queue "${queue}" was deleted`),
     });

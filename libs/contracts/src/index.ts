@@ -5,6 +5,7 @@ export * from './errors';
 export * from './limits';
 export * from './keys';
 export * from './operator-timing';
+export * from './search-timing';
 export * from './operator-signing';
 export * from './timestamp';
 export {

@@ -52,3 +52,16 @@ export function canonicalDateTime(value: string): string {
   const utc = new Date(whole).toISOString().replace(/\.\d{3}Z$/, '');
   return `${utc}${fraction ? `.${fraction}` : ''}Z`;
 }
+
+/**
+ * The item timestamps every content store can take: within ±2^48 ms of the epoch (years -6949
+ * to 10889). The SQLite store orders items by a 64-bit key built from the timestamp (libs/storage
+ * sqlite.content-schema.ts) and refuses anything beyond; every date-time with a 4-digit year that
+ * isDateTimeWithOffset accepts lies within. A gateway checks it before answering 200, so an item
+ * the store would refuse is never accepted and then dead-lettered.
+ */
+export const MAX_STORABLE_TIMESTAMP_MS = 2 ** 48;
+
+export function isStorableTimestamp(date: Date): boolean {
+  return Math.abs(date.getTime()) < MAX_STORABLE_TIMESTAMP_MS;
+}

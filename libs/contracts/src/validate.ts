@@ -152,12 +152,20 @@ export interface Validator<T> {
 }
 
 export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
-  const report: ValidateFunction = ajv.compile(schema);
-  const decide: ValidateFunction = failFast.compile(schema);
-  failFastBySchema.set(schema, decide);
+  // Compiled on first use (ajv takes ~20 ms a schema): a process or thread that imports the
+  // contracts but never checks this shape (the SQLite writer thread) does not pay for it.
+  let compiled: { report: ValidateFunction; decide: ValidateFunction } | undefined;
+  const validatorsOf = () => {
+    if (!compiled) {
+      compiled = { report: ajv.compile(schema), decide: failFast.compile(schema) };
+      failFastBySchema.set(schema, compiled.decide);
+    }
+    return compiled;
+  };
   const check = (data: unknown): FieldError[] => {
     const oversized = shapeErrors(schema, data, MAX_REPORTED_ERRORS);
     if (oversized.length > 0) return oversized;
+    const { report, decide } = validatorsOf();
     if (decide(data)) return [];
     const first = toFieldErrors(decide.errors);
     const pruned = pruneForReport(schema, data, isValidAgainst, MAX_REPORTED_ERRORS);

@@ -83,6 +83,15 @@ export interface SearchQuery {
   offset: number;
 }
 
+export interface SearchOptions {
+  /**
+   * How long the search may run: past it the store stops it (SQLite interrupts the statement,
+   * MongoDB's maxTimeMS) and it rejects TimeoutError (libs/contracts), so no search outlives the
+   * request that asked for it. Absent: no limit.
+   */
+  timeoutMs?: number;
+}
+
 export interface SearchResult {
   /** One page, in the query's order. */
   items: ContentDocument[];
@@ -118,6 +127,6 @@ export interface ContentStore {
    */
   filePathsInUse(paths: string[]): Promise<Set<string>>;
   /** Reads what is committed now: an item inserted before the call is found by it. */
-  search(query: SearchQuery): Promise<SearchResult>;
+  search(query: SearchQuery, options?: SearchOptions): Promise<SearchResult>;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ export type {
   InsertResult,
   StoredOcrResult,
   TimeRange,
+  SearchOptions,
   SearchQuery,
   SearchResult,
 } from './content-store';
@@ -29,10 +30,13 @@ export {
 } from './mongo.archive-state-store';
 export type { StoreLogger } from './mongo-connection';
 export {
+  openSqliteConnection,
   openSqliteDatabase,
   type SqliteDatabase,
   type SqliteDatabaseOptions,
 } from './sqlite-database';
+export type { ReadOptions, SqliteReaders } from './sqlite-readers';
+export type { SqliteWriter, WriterLimits } from './sqlite-writer';
 export { createSqliteContentStore, type SqliteContentStoreOptions } from './sqlite.content-store';
 export {
   createSqliteArchiveStateStore,

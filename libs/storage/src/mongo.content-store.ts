@@ -1,6 +1,8 @@
+import { TimeoutError } from '@screenfleet/contracts';
 import {
   MongoBulkWriteError,
   MongoClient,
+  MongoServerError,
   type Collection,
   type Filter,
   type WriteError,
@@ -10,6 +12,7 @@ import type {
   ContentStore,
   InsertResult,
   NewContentDocument,
+  SearchOptions,
   SearchQuery,
   SearchResult,
   TimeRange,
@@ -124,7 +127,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         return new Set(rows.map((row) => row._id));
       }),
 
-    search: (query) => translated('search', () => searchItems(items, query)),
+    search: (query, options = {}) => translated('search', () => searchItems(items, query, options)),
 
     close: () => client.close(),
   };
@@ -133,22 +136,38 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
 async function searchItems(
   items: Collection<StoredItem>,
   query: SearchQuery,
+  { timeoutMs }: SearchOptions,
 ): Promise<SearchResult> {
   const filter = searchFilter(query);
-  const [page, total] = await Promise.all([
-    // limit(0) would mean "no limit" to the server.
-    query.limit === 0
-      ? []
-      : items
-          .find(filter, { projection: withoutSearchFields })
-          .sort(searchSort(query))
-          .skip(query.offset)
-          .limit(query.limit)
-          .toArray(),
-    items.countDocuments(filter),
-  ]);
-  return { items: page as ContentDocument[], total };
+  // The server stops each part at the time left (maxTimeMS), not after the request is gone.
+  const maxTimeMS = timeoutMs === undefined ? undefined : Math.max(1, Math.floor(timeoutMs));
+  const limited = maxTimeMS === undefined ? {} : { maxTimeMS };
+  try {
+    const [page, total] = await Promise.all([
+      // limit(0) would mean "no limit" to the server.
+      query.limit === 0
+        ? []
+        : items
+            .find(filter, { projection: withoutSearchFields, ...limited })
+            .sort(searchSort(query))
+            .skip(query.offset)
+            .limit(query.limit)
+            .toArray(),
+      items.countDocuments(filter, limited),
+    ]);
+    return { items: page as ContentDocument[], total };
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === MAX_TIME_EXPIRED) {
+      throw new TimeoutError(
+        `the search ran past its deadline (${timeoutMs} ms) and was stopped (maxTimeMS)`,
+      );
+    }
+    throw error;
+  }
 }
+
+/** MaxTimeMSExpired: the server stopped an operation at its maxTimeMS. */
+const MAX_TIME_EXPIRED = 50;
 
 /** A key an item holds: its _id or one of its claims, unique across every claiming item. */
 interface Claim {

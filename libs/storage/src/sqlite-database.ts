@@ -1,136 +1,107 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { StoreUnavailableError } from '@screenfleet/contracts';
-import Database from 'libsql';
-import { toStoreError } from './store-errors';
+import { startSqliteCheckpointer, type SqliteCheckpointer } from './sqlite-checkpointer';
+import { openSqliteReaders, type SqliteReaders } from './sqlite-readers';
+import { startSqliteWriter, type SqliteWriter, type WriterLimits } from './sqlite-writer';
+
+export { openSqliteConnection } from './sqlite-connection';
 
 export interface SqliteDatabaseOptions {
   /**
-   * How long a statement waits for another connection's write lock before it fails with
-   * SQLITE_BUSY (StoreUnavailableError). The API is synchronous, so this is also the longest the
-   * event loop can stall on a busy file.
+   * How long a write waits for another process's write lock (a second server on the same file, a
+   * sqlite3 shell, the dead-letter replay) before it fails with SQLITE_BUSY
+   * (StoreUnavailableError). The writer thread waits, not the event loop.
    */
   busyTimeoutMs?: number;
-}
-
-/** One open SQLite file, shared by the stores that live in it (content and archive state). */
-export interface SqliteDatabase {
-  readonly file: string;
-  /** The libsql connection (better-sqlite3's API): for the sqlite adapters only. */
-  readonly db: Database.Database;
-  /** Closes the connection; a second call does nothing. */
-  close(): void;
+  /** Reader connections, so that many reads run at once (default 4). */
+  readers?: number;
+  /** Bounds on one group commit (default 5,000 items, 32 MiB of documents). */
+  group?: Partial<WriterLimits>;
 }
 
 /**
- * Opens (creating it and its directory when missing) the SQLite file of the embedded mode, in
- * WAL mode with synchronous = FULL: a commit is fsynced before it returns, so a 200 from the API
- * means the items survive a process crash and a power failure alike (NORMAL would survive only
- * the first, for ~15% more inserts per second: notes/sqlite.md). WAL lets readers go on while
- * one connection writes.
+ * One SQLite file, shared by the stores that live in it (content, archive state, dead letters).
+ * Nothing here runs SQL on the caller's thread: writes go to the writer thread, which owns the
+ * only write connection and commits queued writes in groups; reads go to reader connections
+ * whose statements libsql runs on its own threads (sqlite-readers.ts), and so does the
+ * checkpointer that copies the WAL into the file beside the writer. docs/adr/0011.
  */
-export function openSqliteDatabase(
+export interface SqliteDatabase {
+  readonly file: string;
+  readonly writer: SqliteWriter;
+  readonly readers: SqliteReaders;
+  /** Finishes the queued writes, then closes every connection; a second call does nothing. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (creating it and its directory when missing) the SQLite file of the embedded mode: starts
+ * the writer thread (WAL, synchronous = FULL: a write resolves once fsynced, so a 200 from the
+ * API means the items survive a process crash and a power failure alike) and the reader
+ * connections. A file that cannot be opened rejects StoreUnavailableError.
+ */
+export async function openSqliteDatabase(
   file: string,
   options: SqliteDatabaseOptions = {},
-): SqliteDatabase {
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
-  }
-  let db: Database.Database;
+): Promise<SqliteDatabase> {
+  const busyTimeoutMs = checkBusyTimeout(options.busyTimeoutMs ?? 5000);
+  let checkpointer: SqliteCheckpointer | undefined;
+  const writer = await startSqliteWriter(file, {
+    busyTimeoutMs,
+    group: options.group ?? {},
+    onCommit: () => checkpointer?.kick(),
+  });
+  let readers: SqliteReaders | undefined;
   try {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    db = new Database(file);
+    readers = await openSqliteReaders(file, { connections: options.readers ?? 4, busyTimeoutMs });
+    checkpointer = await startSqliteCheckpointer(file, { busyTimeoutMs });
   } catch (error) {
-    // libsql reports a file it cannot open as a plain Error ("ConnectionFailed(...: 14)").
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new StoreUnavailableError(`cannot open SQLite database ${file}: ${reason}`, {
-      cause: error,
-    });
+    await writer.close();
+    await readers?.close();
+    throw error;
   }
-  try {
-    // The busy timeout first, so switching to WAL waits for a connection that holds the file.
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    const [mode] = db.pragma('journal_mode = WAL') as Array<{ journal_mode?: unknown }>;
-    if (mode?.journal_mode !== 'wal') {
-      throw new Error(
-        `SQLite database ${file} cannot use WAL (journal mode ${String(mode?.journal_mode)}): ` +
-          'the embedded mode needs a file on a local disk',
-      );
-    }
-    db.pragma('synchronous = FULL'); // per connection, so every handle sets it
-  } catch (error) {
-    db.close();
-    throw toStoreError(error, 'open', `SQLite database ${file}`);
-  }
-
-  let open = true;
+  let closed: Promise<void> | undefined;
+  const open = readers;
   return {
     file,
-    db,
-    close: () => {
-      if (!open) return;
-      open = false;
-      db.close();
+    writer,
+    readers: open,
+    close: () =>
+      (closed ??= (async () => {
+        await writer.close();
+        await checkpointer?.close();
+        await open.close();
+      })()),
+  };
+}
+
+/**
+ * The database a store works in: a shared one (close() leaves it open), or its own file, opened
+ * on first use and closed by the store's close(), as the Mongo adapters take a client or a url.
+ */
+export function databaseFor(
+  options: { database?: SqliteDatabase; file?: string },
+  storeName: string,
+): { open(): Promise<SqliteDatabase>; close(): Promise<void> } {
+  const { database, file } = options;
+  if (database) return { open: () => Promise.resolve(database), close: () => Promise.resolve() };
+  if (!file) throw new TypeError(`the ${storeName} needs a file or a database`);
+  let opened: Promise<SqliteDatabase> | undefined;
+  return {
+    open: () =>
+      (opened ??= openSqliteDatabase(file).catch((error: unknown) => {
+        opened = undefined;
+        throw error;
+      })),
+    close: async () => {
+      const own = opened;
+      opened = undefined;
+      if (own) await (await own.catch(() => undefined))?.close();
     },
   };
 }
 
-/** The database a store works in, and whether the store opened it (and so closes it). */
-export function databaseFor(
-  options: { database?: SqliteDatabase; file?: string },
-  storeName: string,
-): { database: SqliteDatabase; owned: boolean } {
-  if (options.database) return { database: options.database, owned: false };
-  if (!options.file) throw new TypeError(`the ${storeName} needs a file or a database`);
-  return { database: openSqliteDatabase(options.file), owned: true };
-}
-
-/**
- * Runs `write` in a BEGIN IMMEDIATE transaction: the write lock is taken at the start (waiting up
- * to the busy timeout), so a read-decide-write inside cannot be overtaken by another connection,
- * and the whole of it commits or none of it does. Every write of the sqlite adapters goes
- * through here, never as loose autocommit statements.
- */
-export function immediateTransaction<T>(db: Database.Database, write: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = write();
-    db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    // SQLite may have rolled back by itself (a full disk, an I/O error): then there is nothing
-    // to roll back, and the original error is the one worth reporting.
-    if (db.inTransaction) {
-      try {
-        db.exec('ROLLBACK');
-      } catch {
-        // keep the original error
-      }
-    }
-    throw error;
+function checkBusyTimeout(busyTimeoutMs: number): number {
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
   }
-}
-
-/** Prepares each SQL text once per connection; the adapters' statements are few and fixed. */
-export function statementCache(db: Database.Database): (sql: string) => Database.Statement {
-  const statements = new Map<string, Database.Statement>();
-  return (sql) => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
-}
-
-/** A table name from options, checked, since it goes into SQL text; returned quoted. */
-export function tableName(name: string, option: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
-    throw new TypeError(
-      `${option} must be letters, digits and _ (not starting with a digit), got "${name}"`,
-    );
-  }
-  return `"${name}"`;
+  return busyTimeoutMs;
 }

@@ -1,19 +1,14 @@
 import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveStateStore } from './archive-state-store';
-import {
-  databaseFor,
-  immediateTransaction,
-  statementCache,
-  tableName,
-  type SqliteDatabase,
-} from './sqlite-database';
-import { fromJson, toJson } from './sqlite-json';
+import { databaseFor, type SqliteDatabase } from './sqlite-database';
+import { fromJson } from './sqlite-json';
+import { archiveStateTables, storedStateQuery } from './sqlite.archive-state-schema';
 import { toStoreError } from './store-errors';
 
 export interface SqliteArchiveStateStoreOptions {
-  /** A database shared with other stores (see openSqliteDatabase); close() leaves it open. */
+  /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */
   database?: SqliteDatabase;
-  /** Or a file this store opens itself and closes on close(). */
+  /** Or a file this store opens on first use and closes on close(). */
   file?: string;
   /** Holds the one state row. */
   table?: string;
@@ -21,134 +16,86 @@ export interface SqliteArchiveStateStoreOptions {
   leaseTable?: string;
 }
 
-const STATE_ID = 'state';
-const LEASE_ID = 1;
-
-interface LeaseRow {
-  holder: string | null;
-  expires_at_ms: number;
-}
-
 /**
  * ArchiveStateStore in two SQLite tables, for the embedded mode. The state is one row holding the
  * ArchiveState as JSON (Dates tagged, so they come back as Dates, in fields added later too); the
  * lease is one row (holder, expires_at). What the Mongo adapter builds from insert-only documents
- * (FerretDB has no atomic read-modify-write) is here a plain read-decide-write inside one
- * BEGIN IMMEDIATE transaction: the write lock is held from the read on, so no other connection
- * to the file can act between them, and each update lands whole or not at all.
+ * (FerretDB has no atomic read-modify-write) is here a plain read-decide-write run by the writer
+ * thread inside its transaction (sqlite.archive-state-schema.ts): the write lock is held from the
+ * read on, so no other connection to the file can act between them, and each update lands whole
+ * or not at all. Reads of the state go to a reader connection.
  */
 export function createSqliteArchiveStateStore(
   options: SqliteArchiveStateStoreOptions,
 ): ArchiveStateStore {
-  const { database, owned } = databaseFor(options, 'archive state store');
-  const { db } = database;
-  const states = tableName(options.table ?? 'archive_state', 'table');
-  const leases = tableName(options.leaseTable ?? 'archive_lease', 'leaseTable');
-  const sql = statementCache(db);
+  const source = databaseFor(options, 'archive state store');
+  const names = {
+    table: options.table ?? 'archive_state',
+    leaseTable: options.leaseTable ?? 'archive_lease',
+  };
+  const tables = archiveStateTables(names.table, names.leaseTable);
 
-  const schema = `
-    CREATE TABLE IF NOT EXISTS ${states} (id TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS ${leases} (
-      id INTEGER PRIMARY KEY CHECK (id = ${LEASE_ID}),
-      holder TEXT,
-      expires_at_ms INTEGER NOT NULL
-    );`;
-  let schemaReady = false;
-
-  /** Runs `run` now (the API is synchronous), settling with its result or the port's error. */
-  function translated<T>(operation: string, run: () => T): Promise<T> {
-    return new Promise<T>((resolve) => {
-      if (!schemaReady) {
-        immediateTransaction(db, () => db.exec(schema));
-        schemaReady = true;
-      }
-      resolve(run());
-    }).catch((error: unknown) => {
-      throw toStoreError(error, operation, 'archive state store');
+  let schema: Promise<void> | undefined;
+  function ensureSchema({ writer }: SqliteDatabase): Promise<void> {
+    schema ??= writer.write('archiveState.schema', names).catch((error: unknown) => {
+      schema = undefined;
+      throw error;
     });
+    return schema;
   }
 
-  function storedState(): ArchiveState | undefined {
-    const row = sql(`SELECT state FROM ${states} WHERE id = ?`).get(STATE_ID) as
-      { state: string } | undefined;
+  /** Runs `run` once the tables are there, rejecting with the port's errors. */
+  async function translated<T>(
+    operation: string,
+    run: (database: SqliteDatabase) => Promise<T>,
+  ): Promise<T> {
+    try {
+      const database = await source.open();
+      await ensureSchema(database);
+      return await run(database);
+    } catch (error) {
+      throw toStoreError(error, operation, 'archive state store');
+    }
+  }
+
+  async function storedState({ readers }: SqliteDatabase): Promise<ArchiveState | undefined> {
+    const { text, params } = storedStateQuery(tables);
+    const [row] = await readers.query<{ state: string }>(text, params);
     return row ? fromJson<ArchiveState>(row.state) : undefined;
-  }
-
-  function writeState(state: ArchiveState): void {
-    sql(
-      `INSERT INTO ${states} (id, state) VALUES (?, ?)
-       ON CONFLICT (id) DO UPDATE SET state = excluded.state`,
-    ).run(STATE_ID, toJson(state));
-  }
-
-  function currentLease(): LeaseRow | undefined {
-    return sql(`SELECT holder, expires_at_ms FROM ${leases} WHERE id = ?`).get(LEASE_ID) as
-      LeaseRow | undefined;
-  }
-
-  function writeLease(holder: string | null, expiresAtMs: number): void {
-    sql(
-      `INSERT INTO ${leases} (id, holder, expires_at_ms) VALUES (?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires_at_ms = excluded.expires_at_ms`,
-    ).run(LEASE_ID, holder, expiresAtMs);
   }
 
   return {
     load: (initial) =>
       translated(
         'load',
-        () =>
-          // Read first (no write lock); only an empty place takes it, and there a second reader
-          // that was just as quick finds the first one's state and returns it.
-          storedState() ??
-          immediateTransaction(db, () => {
-            const stored = storedState();
-            if (stored) return stored;
-            writeState(initial);
-            return storedState()!;
-          }),
+        // Read first (a reader); only an empty place takes the writer, and there a second
+        // worker that was just as quick finds the first one's state and returns it.
+        async (database) =>
+          (await storedState(database)) ??
+          (await database.writer.write('archiveState.loadOrStore', { ...names, initial })),
       ),
 
-    save: (state) => translated('save', () => immediateTransaction(db, () => writeState(state))),
+    save: (state) =>
+      translated('save', ({ writer }) => writer.write('archiveState.save', { ...names, state })),
 
     update: (fields) =>
-      translated('update', () =>
-        immediateTransaction(db, () => {
-          const stored = storedState();
-          if (!stored) {
-            throw new Error(
-              'no archive state to update: load (which stores the initial one) first',
-            );
-          }
-          const values = Object.entries(fields).filter(([, value]) => value !== undefined);
-          writeState({ ...stored, ...Object.fromEntries(values) });
-        }),
+      translated('update', ({ writer }) =>
+        writer.write('archiveState.update', { ...names, fields }),
       ),
 
     acquireLease: (holder, ttlMs, now) =>
-      translated('acquireLease', () =>
-        immediateTransaction(db, () => {
-          // The compare-and-swap: free (never taken, released, or expired: expires_at before
-          // now) or already ours -> ours until now + ttl; anyone else's -> refused.
-          const current = currentLease();
-          const free = !current || current.holder === null || current.expires_at_ms < now.getTime();
-          if (!free && current.holder !== holder) return false;
-          writeLease(holder, now.getTime() + ttlMs);
-          return true;
+      translated('acquireLease', ({ writer }) =>
+        writer.write('archiveState.acquireLease', {
+          ...names,
+          lease: { holder, ttlMs, nowMs: now.getTime() },
         }),
       ),
 
     releaseLease: (holder) =>
-      translated('releaseLease', () =>
-        immediateTransaction(db, () => {
-          if (currentLease()?.holder !== holder) return; // not ours (any more): nothing to give up
-          writeLease(null, 0);
-        }),
+      translated('releaseLease', ({ writer }) =>
+        writer.write('archiveState.releaseLease', { ...names, holder }),
       ),
 
-    close: () => {
-      if (owned) database.close();
-      return Promise.resolve();
-    },
+    close: () => source.close(),
   };
 }

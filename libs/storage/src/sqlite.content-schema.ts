@@ -1,21 +1,27 @@
-import { searchWords } from '@screenfleet/contracts';
+import { isStorableTimestamp, searchWords } from '@screenfleet/contracts';
 import type Database from 'libsql';
 import type { ContentDocument, NewContentDocument } from './content-store';
 import { itemText, textLength } from './content-text';
-import { tableName } from './sqlite-database';
+import { tableName } from './sqlite-connection';
 import { fromJson, toJson } from './sqlite-json';
-import { ContentRejectedError } from './store-errors';
+import { ContentRejectedError } from './store-error-kinds';
 
 /**
- * An item's `seq` (its rowid, and the rowid of its search-index row) is
+ * An item's `seq` (its rowid, and the rowid of its search-index row) is time-ordered:
  * `timestamp_ms * SLOTS_PER_MS + n`, n counting the items stored with that same millisecond. So
  * rowid order is time order, and the search index alone answers "these words, in this time
- * range, newest first" and counts it, without reading an item row (notes in search()). It is an
- * INTEGER PRIMARY KEY, so it never changes (VACUUM renumbers implicit rowids).
+ * range, newest first" and counts it, without reading an item row (sqlite.content-search.ts).
+ * Once a millisecond's SLOTS_PER_MS places are taken (a bulk import with whole-second
+ * timestamps), further items of it get the next place of the overflow range, above every
+ * time-ordered seq; search reads that range by the items' real timestamps and merges it in. So
+ * no number of items in one millisecond is refused. An INTEGER PRIMARY KEY, so it never changes
+ * (VACUUM renumbers implicit rowids).
  */
-export const SLOTS_PER_MS = 32768;
-/** |timestamp_ms| below 2^48 (years -6950 to 10889): seq stays within SQLite's 64-bit integers. */
-export const MAX_ABS_MS = 2 ** 48;
+export const SLOTS_PER_MS = 16384;
+/** 2^62: time-ordered seqs lie below (|timestamp_ms| < 2^48, times 2^14), overflow seqs above. */
+export const OVERFLOW_SEQ = '4611686018427387904';
+/** Each table's layout, so a file written by an older version is rebuilt once when opened. */
+export const LAYOUT_VERSION = 2;
 
 /** The item table and its search index, names checked and quoted for SQL text. */
 export interface ContentTables {
@@ -58,8 +64,9 @@ const createTable = (table: string) => `
     window_name_folded TEXT,
     text_length INTEGER NOT NULL,
     document TEXT NOT NULL,
-    CONSTRAINT seq_within_its_millisecond
-      CHECK (seq >= timestamp_ms * ${SLOTS_PER_MS} AND seq < (timestamp_ms + 1) * ${SLOTS_PER_MS})
+    CONSTRAINT seq_within_its_millisecond_or_overflow CHECK (
+      (seq >= timestamp_ms * ${SLOTS_PER_MS} AND seq < (timestamp_ms + 1) * ${SLOTS_PER_MS})
+      OR seq >= ${OVERFLOW_SEQ})
   );`;
 
 // Contentless (the text is in the item's document already), with deletes by rowid. `words`
@@ -72,6 +79,9 @@ const createSearchIndex = (search: string) => `
     words, device, type,
     content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
   );`;
+
+const createVersions = `
+  CREATE TABLE IF NOT EXISTS schema_versions (name TEXT PRIMARY KEY, version INTEGER NOT NULL);`;
 
 /**
  * The one token of a device in the search index: its name's UTF-8 in hex, so any name (spaces,
@@ -93,48 +103,64 @@ const createIndexes = ({ name, table }: ContentTables) => `
   CREATE INDEX IF NOT EXISTS "${name}_file_path" ON ${table} (file_path);`;
 
 /**
- * Creates the tables and indexes, or brings a file written before search existed up to date:
- * there the item table has no seq and no search columns, so it is rebuilt into the current
- * shape and every item indexed, once. Run inside a write transaction, so a crash leaves the old
- * table as it was and another connection waits and then finds the work done.
+ * Creates the tables and indexes, or brings a file written by an older version up to date: a
+ * table of an older layout (before search: no seq; before the overflow range: its CHECK refuses
+ * overflow seqs) is rebuilt into the current one and every item indexed, once. Runs in the writer
+ * thread's transaction, so a crash leaves the old table as it was.
  */
 export function ensureContentSchema(
   db: Database.Database,
   sql: Statements,
   tables: ContentTables,
 ): void {
-  const columns = (
-    db.prepare(`SELECT name FROM pragma_table_info(?)`).all(tables.name) as Array<{ name: string }>
-  ).map((column) => column.name);
-  const indexed = db
+  db.exec(createVersions);
+  const exists = db
     .prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`)
-    .get(`${tables.name}_search`);
-  db.exec(createSearchIndex(tables.search));
-  if (columns.length > 0 && !columns.includes('seq')) rebuildBeforeSearch(db, sql, tables);
-  else if (columns.length > 0 && !indexed) indexStoredItems(db, sql, tables);
+    .get(tables.name);
+  const stored = db
+    .prepare(`SELECT version FROM schema_versions WHERE name = ?`)
+    .get(tables.name) as { version: number } | undefined;
+  if (exists && stored?.version !== LAYOUT_VERSION) {
+    rebuild(db, sql, tables);
+  } else {
+    const indexed = db
+      .prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`)
+      .get(`${tables.name}_search`);
+    db.exec(createSearchIndex(tables.search));
+    if (exists && !indexed) indexStoredItems(db, sql, tables);
+  }
   db.exec(createTable(tables.table));
   db.exec(createIndexes(tables));
   db.exec(createClaims(tables));
+  sql(
+    `INSERT INTO schema_versions (name, version) VALUES (?, ${LAYOUT_VERSION})
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version`,
+  ).run(tables.name);
 }
 
-/** The old table's rows, re-inserted as insertItems would insert them now. */
-function rebuildBeforeSearch(db: Database.Database, sql: Statements, tables: ContentTables): void {
+/** The old table's rows, re-inserted as insertItems would insert them now, with a new index. */
+function rebuild(db: Database.Database, sql: Statements, tables: ContentTables): void {
   const next = contentTables(`${tables.name}_rebuilt`);
   db.exec(`DROP TABLE IF EXISTS ${next.table}`);
+  db.exec(`DROP TABLE IF EXISTS ${tables.search}`);
   db.exec(createTable(next.table));
-  const target = { ...next, search: tables.search };
-  const read = db.prepare(
-    `SELECT rowid AS position, document FROM ${tables.table} WHERE rowid > ? ORDER BY rowid LIMIT 1000`,
-  );
-  let after = 0;
+  db.exec(createSearchIndex(tables.search));
+  const target = { ...next, search: tables.search, claims: tables.claims };
+  // The old rowid: an implicit one before search, seq after (kept as an integer: BigInt).
+  const read = db
+    .prepare(
+      `SELECT rowid AS position, document FROM ${tables.table} WHERE rowid > ? ORDER BY rowid LIMIT 1000`,
+    )
+    .safeIntegers(true);
+  let after: bigint = -(2n ** 63n);
   for (;;) {
-    const rows = read.all(after) as Array<{ position: number; document: string }>;
+    const rows = read.all(after) as Array<{ position: bigint; document: string }>;
     if (rows.length === 0) break;
     for (const row of rows) insertItemRow(sql, target, fromJson<ContentDocument>(row.document));
     after = rows[rows.length - 1]!.position;
   }
   db.exec(`DROP TABLE ${tables.table}`);
-  db.exec(`ALTER TABLE ${next.table} RENAME TO ${tables.table}`);
+  db.exec(`ALTER TABLE ${next.table} RENAME TO ${tables.name}`);
 }
 
 /**
@@ -165,49 +191,93 @@ function indexStoredItems(db: Database.Database, sql: Statements, tables: Conten
   }
 }
 
-/**
- * Inserts one item and its search-index row, in the caller's transaction. Returns 1, or 0 when
- * its id was stored before (nothing written then).
- */
-export function insertItemRow(
-  sql: Statements,
-  tables: ContentTables,
-  { claims, ...doc }: NewContentDocument,
-): number {
-  if (claims?.length && !claimAll(sql, tables, doc._id, claims)) return 0;
-  const timestampMs = doc.timestamp.getTime();
-  if (!(Math.abs(timestampMs) < MAX_ABS_MS)) {
+/** An item as its row and its search-index row hold it: the work done before SQL. */
+export interface ContentRow {
+  id: string;
+  /** Ids it claims besides its own (NewContentDocument's claims). */
+  claims: readonly string[];
+  deviceName: string;
+  timestampMs: number;
+  filePath: string | null;
+  contentType: string;
+  appNameFolded: string | null;
+  windowNameFolded: string | null;
+  textLength: number;
+  document: string;
+  search: [words: string, device: string, type: string];
+}
+
+/** Refuses (ContentRejectedError) an item whose timestamp the time-ordered key cannot hold. */
+export function contentRow({ claims, ...doc }: NewContentDocument): ContentRow {
+  if (!isStorableTimestamp(doc.timestamp)) {
     throw new ContentRejectedError(
       `content store refused item ${doc._id}: its timestamp ${String(doc.timestamp)} is outside what it can order`,
     );
   }
   const text = itemText(doc);
-  // seq: the next free place in the item's millisecond. Should 32768 items share one, the CHECK
-  // refuses the next one (a constraint error: ContentRejectedError) rather than misfile it.
+  return {
+    id: doc._id,
+    claims: claims ?? [],
+    deviceName: doc.device_name,
+    timestampMs: doc.timestamp.getTime(),
+    filePath: doc.file_path,
+    contentType: doc.content_type,
+    appNameFolded: doc.app_name?.toLowerCase() ?? null,
+    windowNameFolded: doc.window_name?.toLowerCase() ?? null,
+    textLength: textLength(text),
+    document: toJson(doc),
+    search: searchIndexRow(doc, text),
+  };
+}
+
+/** Inserts one item and its search-index row, in the caller's transaction. */
+export function insertItemRow(
+  sql: Statements,
+  tables: ContentTables,
+  doc: NewContentDocument,
+): number {
+  return insertContentRow(sql, tables, contentRow(doc));
+}
+
+/**
+ * Inserts an item's row and its search-index row, in the caller's transaction. Returns 1, or 0
+ * when its id, or one it claims, was stored before (nothing written then).
+ */
+export function insertContentRow(sql: Statements, tables: ContentTables, row: ContentRow): number {
+  if (row.claims.length > 0 && !claimAll(sql, tables, row.id, row.claims)) return 0;
+  // seq: the next free place in the item's millisecond, else the next overflow place.
   const { changes } = sql(
     `INSERT INTO ${tables.table} (seq, id, device_name, timestamp_ms, file_path, content_type,
        app_name_folded, window_name_folded, text_length, document)
      VALUES (
-       (SELECT coalesce(max(seq) + 1, CAST(?1 AS INTEGER) * ${SLOTS_PER_MS}) FROM ${tables.table}
-        WHERE seq >= CAST(?1 AS INTEGER) * ${SLOTS_PER_MS}
-          AND seq < (CAST(?1 AS INTEGER) + 1) * ${SLOTS_PER_MS}),
+       (SELECT CASE
+          WHEN last IS NULL THEN first
+          WHEN last + 1 < first + ${SLOTS_PER_MS} THEN last + 1
+          ELSE coalesce(
+            (SELECT max(seq) + 1 FROM ${tables.table} WHERE seq >= ${OVERFLOW_SEQ}),
+            ${OVERFLOW_SEQ})
+        END
+        FROM (SELECT CAST(?1 AS INTEGER) * ${SLOTS_PER_MS} AS first),
+             (SELECT max(seq) AS last FROM ${tables.table}
+              WHERE seq >= CAST(?1 AS INTEGER) * ${SLOTS_PER_MS}
+                AND seq < (CAST(?1 AS INTEGER) + 1) * ${SLOTS_PER_MS})),
        ?2, ?3, ?1, ?4, ?5, ?6, ?7, ?8, ?9)
      ON CONFLICT (id) DO NOTHING`,
   ).run(
-    timestampMs,
-    doc._id,
-    doc.device_name,
-    doc.file_path,
-    doc.content_type,
-    doc.app_name?.toLowerCase() ?? null,
-    doc.window_name?.toLowerCase() ?? null,
-    textLength(text),
-    toJson(doc),
+    row.timestampMs,
+    row.id,
+    row.deviceName,
+    row.filePath,
+    row.contentType,
+    row.appNameFolded,
+    row.windowNameFolded,
+    row.textLength,
+    row.document,
   );
   if (changes === 0) return 0;
   sql(
     `INSERT INTO ${tables.search} (rowid, words, device, type) VALUES (last_insert_rowid(), ?, ?, ?)`,
-  ).run(...searchIndexRow(doc, text));
+  ).run(...row.search);
   return 1;
 }
 

@@ -1,75 +1,181 @@
+import { MAX_STORABLE_TIMESTAMP_MS } from '@screenfleet/contracts';
 import type { SearchQuery } from './content-store';
 import { queryTerms } from './content-text';
-import { deviceToken, MAX_ABS_MS, SLOTS_PER_MS, type ContentTables } from './sqlite.content-schema';
+import {
+  deviceToken,
+  OVERFLOW_SEQ,
+  SLOTS_PER_MS,
+  type ContentTables,
+} from './sqlite.content-schema';
 
 export interface Sql {
   text: string;
   params: Array<string | number>;
 }
 
+/** One seq range's part of a page: where its rows come from, their rank and order. */
+interface RangePage {
+  from: Sql;
+  where: Sql;
+  /** The rank column (relevance), or NULL. */
+  rank: string;
+  order: string;
+}
+
 /**
- * The SQL of one search: its page (absent when the limit is 0) and its total. Call it only when
+ * The one statement of a search, answering in one row: `total`, and `page`, the page's documents
+ * as the text of a JSON array; one statement, so both read the same snapshot. Call it only when
  * the query can match something (contentTypes and devices, when given, not empty).
  *
- * With words, the search index comes first (CROSS JOIN keeps it the outer loop). It matches the
- * words, the devices and the content types; since its rowid is the item's seq (time-ordered,
- * sqlite.content-schema.ts) it also applies the time bounds and yields newest first. So a page
- * reads only the item rows it shows (plus those the name and length filters skip), and a total
- * without name or length filters is counted in the index alone. relevance: FTS5's rank (BM25
- * over the words), then newest; it scores every match, so it costs more than newest.
+ * Items live in two seq ranges (sqlite.content-schema.ts): the time-ordered one, where rowid
+ * order is time order, and the overflow range of items past their millisecond's places, read by
+ * their timestamp_ms. A page takes the first offset + limit of each range in the query's order
+ * and merges them; a total adds both ranges' counts (an empty overflow range costs a seek).
  *
- * Without words, the item table is read by seq backwards for the page, through its indexes for
- * the total where a filter allows.
+ * With words, the search index leads: it matches the words, the devices and the content types;
+ * over the time-ordered range its rowid applies the time bounds and yields newest first, so a
+ * page reads only the item rows it shows (plus those the name and length filters skip) and a
+ * total without those filters is counted in the index alone. relevance: FTS5's rank (BM25 over
+ * the words), then newest; it scores every match, so it costs more than newest.
+ *
+ * Without words, the item table is read by seq backwards for the page, through its timestamp
+ * indexes for the total.
  */
-export function searchSql(tables: ContentTables, query: SearchQuery): { page?: Sql; count: Sql } {
+export function searchSql(tables: ContentTables, query: SearchQuery): Sql {
   const terms = queryTerms(query);
+  const relevance = query.order === 'relevance' && terms.length > 0;
+  const { total, ranges } =
+    terms.length > 0 ? withWords(tables, query, terms) : withoutWords(tables, query);
+  const page = query.limit === 0 ? { text: `'[]'`, params: [] } : pageOf(ranges, query, relevance);
+  return {
+    text: `SELECT (${total.text}) AS total, (${page.text}) AS page`,
+    params: [...total.params, ...page.params],
+  };
+}
+
+function withWords(
+  { search, table }: ContentTables,
+  query: SearchQuery,
+  terms: string[],
+): { total: Sql; ranges: RangePage[] } {
   const named = nameAndLengthFilters(query);
-  const page = (from: string, where: Sql, order: string): { page?: Sql } =>
-    query.limit === 0
-      ? {}
-      : {
-          page: {
-            text: `SELECT item.document FROM ${from} WHERE ${where.text} ORDER BY ${order} LIMIT ? OFFSET ?`,
-            params: [...where.params, query.limit, query.offset],
+  const relevance = query.order === 'relevance';
+  const match: Sql = { text: `${search} MATCH ?`, params: [matchExpression(terms, query)] };
+  const timed = and([match, ...seqBounds(`${search}.rowid`, query)]);
+  const overflow = and([
+    match,
+    { text: `${search}.rowid >= ${OVERFLOW_SEQ}`, params: [] },
+    ...timeBounds(query),
+    ...named,
+  ]);
+  const joined = {
+    text: `${search} CROSS JOIN ${table} AS item ON item.seq = ${search}.rowid`,
+    params: [],
+  };
+  const rank = relevance ? `${search}.rank` : 'NULL';
+  const byRank = relevance ? `${search}.rank, ` : '';
+  // Without name or length filters the index alone picks the page's rows, and only those item
+  // rows are read.
+  const timedPage: RangePage =
+    named.length === 0
+      ? {
+          from: {
+            text: `(SELECT rowid AS seq, ${relevance ? 'rank' : 'NULL'} AS rank FROM ${search}
+                    WHERE ${timed.text} ORDER BY ${relevance ? 'rank, ' : ''}rowid DESC LIMIT ?) AS hit
+                   CROSS JOIN ${table} AS item ON item.seq = hit.seq`,
+            params: [...timed.params, query.offset + query.limit],
           },
+          where: { text: '1', params: [] },
+          rank: 'hit.rank',
+          order: relevance ? 'hit.rank, item.seq DESC' : 'item.seq DESC',
+        }
+      : {
+          from: joined,
+          where: and([timed, ...named]),
+          rank,
+          order: `${byRank}${search}.rowid DESC`,
         };
+  return {
+    total: sum([
+      named.length === 0
+        ? countOf({ text: search, params: [] }, timed)
+        : countOf(joined, and([timed, ...named])),
+      countOf(joined, overflow),
+    ]),
+    ranges: [
+      timedPage,
+      {
+        from: joined,
+        where: overflow,
+        rank,
+        order: `${byRank}item.timestamp_ms DESC, item.seq DESC`,
+      },
+    ],
+  };
+}
 
-  if (terms.length > 0) {
-    const { search, table } = tables;
-    const joined = `${search} CROSS JOIN ${table} AS item ON item.seq = ${search}.rowid`;
-    const indexed = and([
-      { text: `${search} MATCH ?`, params: [matchExpression(terms, query)] },
-      ...seqBounds(`${search}.rowid`, query),
-    ]);
-    const where = and([indexed, ...named]);
-    const newest = `${search}.rowid DESC`;
-    return {
-      ...page(joined, where, query.order === 'relevance' ? `${search}.rank, ${newest}` : newest),
-      count: named.length === 0 ? countOf(search, indexed) : countOf(joined, where),
-    };
-  }
-
-  const from = `${tables.table} AS item`;
+function withoutWords(
+  { table }: ContentTables,
+  query: SearchQuery,
+): { total: Sql; ranges: RangePage[] } {
+  const from = { text: `${table} AS item`, params: [] };
+  const named = nameAndLengthFilters(query);
   const types = typeFilter(query);
   return {
-    // The device list unindexed here (unary +): reading backwards by seq finds a page after a
-    // few rows, where the device index would fetch all the device's items in range to sort them.
-    ...page(
-      from,
-      and([
-        ...seqBounds('item.seq', query),
-        ...types,
-        ...deviceFilter('+item.device_name', query),
-        ...named,
-      ]),
-      'item.seq DESC',
-    ),
-    // The same bounds on timestamp_ms (equivalent, by seq's CHECK), so the total can use the
+    // The same bounds on timestamp_ms hold both ranges' items, so the total can use the
     // (timestamp_ms, id) or (device_name, timestamp_ms, id) index instead of the rows.
-    count: countOf(
+    total: countOf(
       from,
       and([...timeBounds(query), ...types, ...deviceFilter('item.device_name', query), ...named]),
     ),
+    ranges: [
+      {
+        from,
+        // The device list unindexed here (unary +): reading backwards by seq finds a page
+        // after a few rows, where the device index would fetch all the device's items in
+        // range to sort them.
+        where: and([
+          ...seqBounds('item.seq', query),
+          ...types,
+          ...deviceFilter('+item.device_name', query),
+          ...named,
+        ]),
+        rank: 'NULL',
+        order: 'item.seq DESC',
+      },
+      {
+        from,
+        where: and([
+          { text: `item.seq >= ${OVERFLOW_SEQ}`, params: [] },
+          ...timeBounds(query),
+          ...types,
+          ...deviceFilter('item.device_name', query),
+          ...named,
+        ]),
+        rank: 'NULL',
+        order: 'item.timestamp_ms DESC, item.seq DESC',
+      },
+    ],
+  };
+}
+
+/**
+ * The page: each range's first offset + limit rows in the query's order, merged in that order,
+ * the offset skipped, and the documents concatenated into a JSON array in page order.
+ */
+function pageOf(ranges: RangePage[], query: SearchQuery, relevance: boolean): Sql {
+  const arms = ranges.map((range) => ({
+    text: `SELECT * FROM (
+             SELECT item.timestamp_ms AS t, item.seq AS s, ${range.rank} AS r, item.document AS d
+             FROM ${range.from.text} WHERE ${range.where.text} ORDER BY ${range.order} LIMIT ?)`,
+    params: [...range.from.params, ...range.where.params, query.offset + query.limit],
+  }));
+  const order = relevance ? 'r, t DESC, s DESC' : 't DESC, s DESC';
+  return {
+    text: `SELECT '[' || coalesce(group_concat(d, ',' ORDER BY ${order}), '') || ']' FROM (
+             SELECT * FROM (${arms.map((arm) => arm.text).join(' UNION ALL ')})
+             ORDER BY ${order} LIMIT ? OFFSET ?)`,
+    params: [...arms.flatMap((arm) => arm.params), query.limit, query.offset],
   };
 }
 
@@ -122,16 +228,21 @@ function coversAllTypes(types: SearchQuery['contentTypes']): boolean {
   return Object.keys(all).every((type) => types.includes(type as keyof typeof all));
 }
 
-/** Inclusive time bounds as a seq range: [from's first place, to's last place]. */
+/**
+ * Inclusive time bounds as a range of time-ordered seqs: [from's first place, to's last place],
+ * and below the overflow range always.
+ */
 function seqBounds(column: string, query: SearchQuery): Sql[] {
   const { from, to } = boundsMs(query);
   const bounds: Sql[] = [];
   if (from !== undefined) {
     bounds.push({ text: `${column} >= CAST(? AS INTEGER) * ${SLOTS_PER_MS}`, params: [from] });
   }
-  if (to !== undefined) {
-    bounds.push({ text: `${column} < (CAST(? AS INTEGER) + 1) * ${SLOTS_PER_MS}`, params: [to] });
-  }
+  bounds.push(
+    to !== undefined
+      ? { text: `${column} < (CAST(? AS INTEGER) + 1) * ${SLOTS_PER_MS}`, params: [to] }
+      : { text: `${column} < ${OVERFLOW_SEQ}`, params: [] },
+  );
   return bounds;
 }
 
@@ -144,15 +255,16 @@ function timeBounds(query: SearchQuery): Sql[] {
 }
 
 /**
- * The bounds in milliseconds, kept within ±MAX_ABS_MS so seq arithmetic stays in 64-bit
- * integers. No item lies beyond (insertItems refuses it), so a bound out there is no bound.
+ * The bounds in milliseconds, kept within what the store holds so seq arithmetic stays in
+ * 64-bit integers. No item lies beyond (insertItems refuses it), so a bound out there is none.
  */
 function boundsMs(query: SearchQuery): { from?: number; to?: number } {
+  const max = MAX_STORABLE_TIMESTAMP_MS;
   const from = query.from?.getTime();
   const to = query.to?.getTime();
   return {
-    ...(from !== undefined && from > -MAX_ABS_MS ? { from: Math.min(from, MAX_ABS_MS) } : {}),
-    ...(to !== undefined && to < MAX_ABS_MS ? { to: Math.max(to, -MAX_ABS_MS) } : {}),
+    ...(from !== undefined && from > -max ? { from: Math.min(from, max) } : {}),
+    ...(to !== undefined && to < max ? { to: Math.max(to, -max) } : {}),
   };
 }
 
@@ -180,6 +292,16 @@ function and(parts: Sql[]): Sql {
   };
 }
 
-function countOf(from: string, where: Sql): Sql {
-  return { text: `SELECT count(*) AS n FROM ${from} WHERE ${where.text}`, params: where.params };
+function sum(parts: Sql[]): Sql {
+  return {
+    text: parts.map((part) => `(${part.text})`).join(' + '),
+    params: parts.flatMap((part) => part.params),
+  };
+}
+
+function countOf(from: Sql, where: Sql): Sql {
+  return {
+    text: `SELECT count(*) FROM ${from.text} WHERE ${where.text}`,
+    params: [...from.params, ...where.params],
+  };
 }

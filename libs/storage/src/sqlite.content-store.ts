@@ -1,32 +1,24 @@
+import { TimeoutError } from '@screenfleet/contracts';
 import type {
   ContentDocument,
   ContentStore,
   InsertResult,
   NewContentDocument,
+  SearchOptions,
   SearchQuery,
   SearchResult,
   TimeRange,
 } from './content-store';
-import {
-  databaseFor,
-  immediateTransaction,
-  statementCache,
-  type SqliteDatabase,
-} from './sqlite-database';
+import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { fromJson } from './sqlite-json';
-import {
-  contentTables,
-  deleteItemRows,
-  ensureContentSchema,
-  insertItemRow,
-} from './sqlite.content-schema';
+import { contentTables } from './sqlite.content-schema';
 import { searchSql } from './sqlite.content-search';
 import { toStoreError } from './store-errors';
 
 export interface SqliteContentStoreOptions {
-  /** A database shared with other stores (see openSqliteDatabase); close() leaves it open. */
+  /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */
   database?: SqliteDatabase;
-  /** Or a file this store opens itself and closes on close(). */
+  /** Or a file this store opens on first use and closes on close(). */
   file?: string;
   table?: string;
 }
@@ -35,59 +27,70 @@ export interface SqliteContentStoreOptions {
  * ContentStore in one SQLite table, for the embedded mode. Each item is a row: its document as
  * JSON (Dates tagged, so they come back as Dates) beside the columns the queries filter and sort
  * on, and a row in an FTS5 search index, written and deleted in the same transaction
- * (sqlite.content-schema.ts, sqlite.content-search.ts). The API is synchronous, so each
- * operation runs whole before the next starts in this process; every write is one BEGIN
- * IMMEDIATE transaction, so other connections to the file see all of it or none of it.
+ * (sqlite.content-schema.ts, sqlite.content-search.ts). Writes go to the database's writer
+ * thread (a resolved insert is committed and fsynced); reads to its reader connections, each
+ * one statement that answers in one row, so no SQL runs on the caller's thread.
  */
 export function createSqliteContentStore(options: SqliteContentStoreOptions): ContentStore {
-  const { database, owned } = databaseFor(options, 'content store');
-  const { db } = database;
+  const source = databaseFor(options, 'content store');
   const tables = contentTables(options.table ?? 'content_items');
-  const { table } = tables;
-  const sql = statementCache(db);
+  const { table, name } = tables;
 
   // Created on first use too, so a store works before ensureIndexes (as a Mongo collection does).
-  let schemaReady = false;
-  function ensureSchema(): void {
-    if (schemaReady) return;
-    immediateTransaction(db, () => ensureContentSchema(db, sql, tables));
-    schemaReady = true;
+  let schema: Promise<void> | undefined;
+  function ensureSchema({ writer }: SqliteDatabase): Promise<void> {
+    schema ??= writer.write('content.schema', { table: name }).catch((error: unknown) => {
+      schema = undefined;
+      throw error;
+    });
+    return schema;
   }
 
-  /** Runs `run` now (the API is synchronous), settling with its result or the port's error. */
-  function translated<T>(operation: string, run: () => T): Promise<T> {
-    return new Promise<T>((resolve) => {
-      ensureSchema();
-      resolve(run());
-    }).catch((error: unknown) => {
+  /** Runs `run` once the schema is there, rejecting with the port's errors. */
+  async function translated<T>(
+    operation: string,
+    run: (database: SqliteDatabase) => Promise<T>,
+  ): Promise<T> {
+    try {
+      const database = await source.open();
+      await ensureSchema(database);
+      return await run(database);
+    } catch (error) {
       throw toStoreError(error, operation);
-    });
+    }
   }
 
-  function insertIgnoringStored(docs: NewContentDocument[]): InsertResult {
+  async function insertIgnoringStored(
+    { writer }: SqliteDatabase,
+    docs: NewContentDocument[],
+  ): Promise<InsertResult> {
     if (docs.length === 0) return { inserted: 0, alreadyStored: 0 };
-    const inserted = immediateTransaction(db, () => {
-      let count = 0;
-      for (const doc of docs) count += insertItemRow(sql, tables, doc);
-      return count;
-    });
+    const inserted = await writer.write('content.insert', { table: name, docs }, docs.length);
     return { inserted, alreadyStored: docs.length - inserted };
   }
 
-  function search(query: SearchQuery): SearchResult {
+  async function search(
+    { readers }: SqliteDatabase,
+    query: SearchQuery,
+    options: SearchOptions,
+  ): Promise<SearchResult> {
     // An empty list of types or devices matches nothing (FTS5 has no empty OR).
     if (query.contentTypes.length === 0 || query.devices?.length === 0) {
       return { items: [], total: 0 };
     }
-    const { page, count } = searchSql(tables, query);
-    // One read transaction, so the page and the total see the same commit.
-    db.exec('BEGIN');
+    const { text, params } = searchSql(tables, query);
+    const deadline =
+      options.timeoutMs === undefined ? undefined : performance.now() + options.timeoutMs;
     try {
-      const rows = page ? (sql(page.text).all(...page.params) as Array<{ document: string }>) : [];
-      const { n } = sql(count.text).get(...count.params) as { n: number };
-      return { items: rows.map((row) => fromJson<ContentDocument>(row.document)), total: n };
-    } finally {
-      db.exec('COMMIT');
+      const [row] = await readers.query<{ total: number; page: string }>(text, params, {
+        deadline,
+      });
+      return { items: fromJson<ContentDocument[]>(row!.page), total: row!.total };
+    } catch (error) {
+      if (!(error instanceof TimeoutError)) throw error;
+      throw new TimeoutError(
+        `the search ran past its deadline (${options.timeoutMs} ms) and was stopped`,
+      );
     }
   }
 
@@ -107,68 +110,68 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
       // row-value comparison is served by the (timestamp_ms, id) indexes.
       const where = after ? `${base.where} AND (timestamp_ms, id) > (?, ?)` : base.where;
       const params = after ? [...base.params, ...after] : base.params;
-      const rows = await translated(
-        'scanRange',
-        () =>
-          sql(
-            `SELECT timestamp_ms, id, document FROM ${table} WHERE ${where}
-             ORDER BY timestamp_ms, id LIMIT ?`,
-          ).all(...params, chunkSize) as ScanRow[],
-      );
-      if (rows.length === 0) return;
-      yield rows.map((row) => fromJson<ContentDocument>(row.document));
-      if (rows.length < chunkSize) return;
-      const last = rows[rows.length - 1]!;
-      after = [last.timestamp_ms, last.id];
+      const docs = await translated('scanRange', async ({ readers }) => {
+        const [row] = await readers.query<{ docs: string }>(
+          `SELECT '[' || coalesce(group_concat(document, ',' ORDER BY timestamp_ms, id), '') || ']'
+             AS docs
+           FROM (SELECT timestamp_ms, id, document FROM ${table} WHERE ${where}
+                 ORDER BY timestamp_ms, id LIMIT ?)`,
+          [...params, chunkSize],
+        );
+        return fromJson<ContentDocument[]>(row!.docs);
+      });
+      if (docs.length === 0) return;
+      yield docs;
+      if (docs.length < chunkSize) return;
+      const last = docs[docs.length - 1]!;
+      after = [last.timestamp.getTime(), last._id];
     }
   }
 
   return {
     ensureIndexes: () => {
-      schemaReady = false; // run the DDL again: cheap, and it recreates a dropped index
-      return translated('ensureIndexes', () => undefined);
+      schema = undefined; // run the DDL again: cheap, and it recreates a dropped index
+      return translated('ensureIndexes', () => Promise.resolve());
     },
 
-    insertItems: (docs) => translated('insertItems', () => insertIgnoringStored(docs)),
+    insertItems: (docs) =>
+      translated('insertItems', (database) => insertIgnoringStored(database, docs)),
 
     scanRange: (range, { chunkSize }) => scanChunks(range, chunkSize),
 
     countRange: (range) =>
-      translated('countRange', () => {
+      translated('countRange', async ({ readers }) => {
         const { where, params } = rangeWhere(range);
-        const row = sql(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params);
-        return (row as { n: number }).n;
+        const [row] = await readers.query<{ n: number }>(
+          `SELECT count(*) AS n FROM ${table} WHERE ${where}`,
+          params,
+        );
+        return row!.n;
       }),
 
     deleteByIds: (ids) =>
-      translated('deleteByIds', () => {
+      translated('deleteByIds', async ({ writer }) => {
         if (ids.length === 0) return 0;
-        return immediateTransaction(db, () => deleteItemRows(sql, tables, ids));
+        return writer.write('content.delete', { table: name, ids }, ids.length);
       }),
 
     filePathsInUse: (paths) =>
-      translated('filePathsInUse', () => {
+      translated('filePathsInUse', async ({ readers }) => {
         if (paths.length === 0) return new Set<string>();
-        const rows = sql(
-          `SELECT DISTINCT file_path FROM ${table}
-           WHERE file_path IN (SELECT value FROM json_each(?))`,
-        ).all(JSON.stringify(paths)) as Array<{ file_path: string }>;
-        return new Set(rows.map((row) => row.file_path));
+        const [row] = await readers.query<{ paths: string }>(
+          `SELECT json_group_array(file_path) AS paths FROM (
+             SELECT DISTINCT file_path FROM ${table}
+             WHERE file_path IN (SELECT value FROM json_each(?)))`,
+          [JSON.stringify(paths)],
+        );
+        return new Set(JSON.parse(row!.paths) as string[]);
       }),
 
-    search: (query) => translated('search', () => search(query)),
+    search: (query, options = {}) =>
+      translated('search', (database) => search(database, query, options)),
 
-    close: () => {
-      if (owned) database.close();
-      return Promise.resolve();
-    },
+    close: () => source.close(),
   };
-}
-
-interface ScanRow {
-  timestamp_ms: number;
-  id: string;
-  document: string;
 }
 
 /** [from, to), optionally one device's: served by one of the two (…, timestamp_ms, id) indexes. */

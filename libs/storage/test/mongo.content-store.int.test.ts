@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '@screenfleet/contracts';
+import { StoreUnavailableError, TimeoutError } from '@screenfleet/contracts';
 import { createMongoContentStore, type ContentStore } from '@screenfleet/storage';
 import { MongoClient } from 'mongodb';
 import { databaseName, killMongo, mongoUrl, startMongo } from '../../../test/services';
@@ -51,6 +51,37 @@ describe('mongo content store indexes', () => {
       expect(names).toEqual((ferretDb ? workers : [...workers, ...search]).sort());
     } finally {
       await client.close();
+      await store.close();
+    }
+  });
+});
+
+describe('mongo content store search timeout', () => {
+  it('when a search runs past its timeout, then the server stops it (maxTimeMS) and it rejects TimeoutError', async () => {
+    const store = makeStore();
+    try {
+      await store.insertItems(
+        Array.from({ length: 2000 }, (_, i) =>
+          buildItem({ _id: `slow-${i}`, timestamp: t(i), window_name: `window ${i}` }),
+        ),
+      );
+      const heavy = {
+        terms: ['ls'],
+        contentTypes: ['frames' as const],
+        windowName: 'no such window',
+        order: 'newest' as const,
+        limit: 20,
+        offset: 0,
+      };
+      // FerretDB reads every document for this; well over a millisecond.
+      const error = await store.search(heavy, { timeoutMs: 1 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect((error as Error).message).toMatch(/ran past its deadline \(1 ms\).*maxTimeMS/);
+      expect((await store.search(heavy, { timeoutMs: 60_000 })).total).toBe(0);
+    } finally {
       await store.close();
     }
   });

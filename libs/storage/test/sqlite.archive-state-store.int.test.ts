@@ -6,6 +6,7 @@ import path from 'node:path';
 import { StoreUnavailableError } from '@screenfleet/contracts';
 import {
   createSqliteArchiveStateStore,
+  openSqliteConnection,
   openSqliteDatabase,
   type ArchiveStateStore,
 } from '@screenfleet/storage';
@@ -41,14 +42,14 @@ describe('sqlite archive state store', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  function open(options: { busyTimeoutMs?: number } = {}): ArchiveStateStore {
-    const database = openSqliteDatabase(file, options);
+  async function open(options: { busyTimeoutMs?: number } = {}): Promise<ArchiveStateStore> {
+    const database = await openSqliteDatabase(file, options);
     toClose.push(database);
     return createSqliteArchiveStateStore({ database });
   }
 
   it('when two stores open the same file, then each sees the other’s state and lease at once', async () => {
-    const [a, b] = [open(), open()];
+    const [a, b] = [await open(), await open()];
     const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, seconds));
 
     await a.load(buildState());
@@ -67,13 +68,13 @@ describe('sqlite archive state store', () => {
       failures: 2,
       watermark: { timestamp: new Date('2026-10-01T08:30:00.123Z'), id: 'item-42' },
     });
-    const first = open();
+    const first = await open();
     await first.save(saved);
     await first.update({ last_error: 'after the save' });
     expect(await first.acquireLease('a', 60_000, new Date())).toBe(true);
-    toClose.pop()!.close();
+    await toClose.pop()!.close();
 
-    const reopened = open();
+    const reopened = await open();
 
     expect(await reopened.load(buildState())).toEqual({ ...saved, last_error: 'after the save' });
     expect(await reopened.acquireLease('b', 60_000, new Date())).toBe(false);
@@ -81,7 +82,7 @@ describe('sqlite archive state store', () => {
   });
 
   it('when 4 processes race for the lease over 40 rounds, then each round has exactly one winner', async () => {
-    await open().load(buildState()); // the tables exist before the racers start
+    await (await open()).load(buildState()); // the tables exist before the racers start
     const rounds = 40;
     const racers = await Promise.all(
       ['p0', 'p1', 'p2', 'p3'].map((holder) =>
@@ -100,11 +101,11 @@ describe('sqlite archive state store', () => {
   });
 
   it('when another connection holds the write lock past the busy timeout, then operations reject StoreUnavailableError naming the store, and work once it lets go', async () => {
-    const store = open({ busyTimeoutMs: 200 });
+    const store = await open({ busyTimeoutMs: 200 });
     await store.load(buildState());
-    const holder = openSqliteDatabase(file);
+    const holder = openSqliteConnection(file);
     toClose.push(holder);
-    holder.db.exec('BEGIN IMMEDIATE');
+    holder.exec('BEGIN IMMEDIATE');
 
     for (const operation of [
       () => store.save(buildState({ failures: 1 })),
@@ -121,7 +122,7 @@ describe('sqlite archive state store', () => {
     }
     expect(await store.load(buildState({ failures: 9 }))).toEqual(buildState()); // reads go on
 
-    holder.db.exec('ROLLBACK');
+    holder.exec('ROLLBACK');
     await store.update({ failures: 1 });
     expect(await store.load(buildState())).toEqual(buildState({ failures: 1 }));
   });

@@ -6,6 +6,7 @@ import { StoreUnavailableError } from '@screenfleet/contracts';
 import {
   createSqliteArchiveStateStore,
   createSqliteContentStore,
+  openSqliteConnection,
   openSqliteDatabase,
   type ContentDocument,
   type ContentStore,
@@ -49,8 +50,8 @@ describe('sqlite content store', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  function open(options: { busyTimeoutMs?: number } = {}): ContentStore {
-    const database = openSqliteDatabase(file, options);
+  async function open(options: { busyTimeoutMs?: number } = {}): Promise<ContentStore> {
+    const database = await openSqliteDatabase(file, options);
     toClose.push(database);
     return createSqliteContentStore({ database });
   }
@@ -69,7 +70,7 @@ describe('sqlite content store', () => {
     );
 
   it('when two stores open the same file (two connections), then each sees the other’s writes at once', async () => {
-    const [a, b] = [open(), open()];
+    const [a, b] = [await open(), await open()];
     await a.ensureIndexes();
     await b.ensureIndexes();
 
@@ -87,14 +88,14 @@ describe('sqlite content store', () => {
 
   it('when items are written, the database closed and opened again, then every item is there intact', async () => {
     const written = items(1000);
-    const first = open();
+    const first = await open();
     for (let i = 0; i < written.length; i += 100) {
       await first.insertItems(written.slice(i, i + 100));
     }
     await first.close();
-    toClose.pop()!.close();
+    await toClose.pop()!.close();
 
-    const reopened = open();
+    const reopened = await open();
     const stored: ContentDocument[] = [];
     for await (const chunk of reopened.scanRange({ to: t(100_000) }, { chunkSize: 300 })) {
       stored.push(...chunk);
@@ -108,7 +109,7 @@ describe('sqlite content store', () => {
   });
 
   it('when a store is given a shared database, then close leaves it open for the other stores in the file', async () => {
-    const database = openSqliteDatabase(file);
+    const database = await openSqliteDatabase(file);
     toClose.push(database);
     const content = createSqliteContentStore({ database });
     const state = createSqliteArchiveStateStore({ database });
@@ -117,11 +118,8 @@ describe('sqlite content store', () => {
     await content.close();
 
     expect(await state.load(buildState({ failures: 2 }))).toEqual(buildState({ failures: 2 }));
-    expect(database.db.prepare('SELECT count(*) AS n FROM content_items').get()).toMatchObject({
-      n: 3,
-    });
     await state.close();
-    expect(database.db.open).toBe(true);
+    expect(await createSqliteContentStore({ database }).countRange({ to: t(100) })).toBe(3);
   });
 
   it('when a store opens its own file, then close closes it and the data stays', async () => {
@@ -129,11 +127,11 @@ describe('sqlite content store', () => {
     await own.insertItems(items(2));
     await own.close();
 
-    expect(await scanIds(open())).toEqual(items(2).map((doc) => doc._id));
+    expect(await scanIds(await open())).toEqual(items(2).map((doc) => doc._id));
   });
 
   it('when more ids are deleted or looked up than SQLite allows variables, then it still works in one call', async () => {
-    const store = open();
+    const store = await open();
     const many = items(40_000);
     await store.insertItems(many);
     const ids = [...many.map((doc) => doc._id), 'unknown-1', 'unknown-2'];
@@ -144,11 +142,11 @@ describe('sqlite content store', () => {
   });
 
   it('when another connection holds the write lock past the busy timeout, then writes reject StoreUnavailableError, and succeed once it lets go', async () => {
-    const store = open({ busyTimeoutMs: 200 });
+    const store = await open({ busyTimeoutMs: 200 });
     await store.ensureIndexes();
-    const holder = openSqliteDatabase(file);
+    const holder = openSqliteConnection(file);
     toClose.push(holder);
-    holder.db.exec('BEGIN IMMEDIATE');
+    holder.exec('BEGIN IMMEDIATE');
 
     const started = Date.now();
     const error = await store.insertItems(items(1)).then(
@@ -165,27 +163,29 @@ describe('sqlite content store', () => {
     // Readers are not blocked by a writer in WAL mode.
     expect(await store.countRange({ to: t(100) })).toBe(0);
 
-    holder.db.exec('ROLLBACK');
+    holder.exec('ROLLBACK');
     expect(await store.insertItems(items(1))).toEqual({ inserted: 1, alreadyStored: 0 });
   });
 
-  it('when the directory does not exist, then opening creates it, in WAL mode with synchronous FULL', () => {
-    const database = openSqliteDatabase(path.join(dir, 'a', 'b', 'screenfleet.db'));
+  it('when the directory does not exist, then opening creates it, in WAL mode with synchronous FULL', async () => {
+    const database = await openSqliteDatabase(path.join(dir, 'a', 'b', 'screenfleet.db'));
     toClose.push(database);
 
-    expect(database.db.pragma('journal_mode')).toMatchObject([{ journal_mode: 'wal' }]);
-    expect(database.db.pragma('synchronous')).toMatchObject([{ synchronous: 2 }]); // FULL
-    expect(database.db.pragma('busy_timeout')).toMatchObject([{ timeout: 5000 }]);
+    expect(await database.writer.write('connection.settings', {})).toEqual({
+      journalMode: 'wal',
+      synchronous: 2, // FULL
+      busyTimeoutMs: 5000,
+    });
   });
 
-  it('when the file cannot be opened, then it says so with StoreUnavailableError', () => {
+  it('when the file cannot be opened, then it says so with StoreUnavailableError', async () => {
     // The path is a directory.
-    expect(() => openSqliteDatabase(dir)).toThrow(StoreUnavailableError);
-    expect(() => openSqliteDatabase(dir)).toThrow(/cannot open SQLite database/);
+    await expect(openSqliteDatabase(dir)).rejects.toThrow(StoreUnavailableError);
+    await expect(openSqliteDatabase(dir)).rejects.toThrow(/cannot open SQLite database/);
   });
 
-  it('when the table name is not a plain identifier, or neither file nor database is given, then it refuses', () => {
-    const database = openSqliteDatabase(file);
+  it('when the table name is not a plain identifier, or neither file nor database is given, then it refuses', async () => {
+    const database = await openSqliteDatabase(file);
     toClose.push(database);
 
     expect(() => createSqliteContentStore({ database, table: 'x"; DROP TABLE y; --' })).toThrow(

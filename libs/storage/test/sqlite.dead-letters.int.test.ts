@@ -14,13 +14,13 @@ describe('sqlite dead letters', () => {
 
   it('when letters are added, then after the file is closed and opened again they are listed oldest first, whole', async () => {
     const file = path.join(dir, 'screenfleet.db');
-    const first = openSqliteDatabase(file);
+    const first = await openSqliteDatabase(file);
     const letters = createSqliteDeadLetters({ database: first });
     const message = { message_id: 'm-1', payload: { items: ['a', 'é'] } };
     await letters.add('ingest.content.v2', message, 'delivery limit 10 reached');
     await letters.add('ingest.content.v2', { message_id: 'm-2' }, 'poison');
     await letters.close();
-    first.close(); // close() above left the shared database open
+    await first.close(); // close() above left the shared database open
 
     const again = createSqliteDeadLetters({ file });
     const listed = await again.list();
@@ -28,12 +28,14 @@ describe('sqlite dead letters', () => {
 
     expect(listed).toEqual([
       {
+        seq: 1,
         queue: 'ingest.content.v2',
         reason: 'delivery limit 10 reached',
         message,
         at: expect.any(Date),
       },
       {
+        seq: 2,
         queue: 'ingest.content.v2',
         reason: 'poison',
         message: { message_id: 'm-2' },

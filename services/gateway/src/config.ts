@@ -71,7 +71,7 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_SEARCH_TIMEOUT',
     kind: 'duration',
     default: 10000,
-    doc: 'Longest wait for an ingest worker to answer GET /search (503 after); the request expires with it, so a search nobody took in time is never run',
+    doc: 'Longest wait for GET /search (503 after): a fifth for a worker to take it (else it expires unrun), the store stops the search at seven tenths (503 search_deadline_exceeded), the rest for the answer (searchTimings)',
   },
   archiveRestoreTimeout: {
     env: 'GATEWAY_ARCHIVE_RESTORE_TIMEOUT',

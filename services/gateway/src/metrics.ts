@@ -119,7 +119,7 @@ function archiveMetrics(registers: Registers) {
 
 /**
  * GET /search relayed to the ingest workers over search.rpc; result is bounded: 'ok', the
- * worker's refusal code (store_unavailable, validation_failed, failed), or why no valid answer
+ * worker's refusal code (store_unavailable, deadline_exceeded, validation_failed, failed), or why no valid answer
  * came (timeout, broker_unavailable, invalid_reply).
  */
 function searchMetrics(registers: Registers) {

@@ -48,13 +48,13 @@ export const ingestConfigSpec = defineConfig({
     // fewer large ones (1,000 items: ratio 0.5-0.65 vs 0.8-0.86), so small batches are grouped
     // up to this and large ones are written as they come.
     default: 100,
-    doc: 'Items that trigger one grouped insert',
+    doc: "Items that trigger one grouped insert (distributed mode; the embedded mode's SQLite writer groups commits itself)",
   },
   groupWait: {
     env: 'INGEST_GROUP_WAIT',
     kind: 'duration',
     default: 10,
-    doc: 'Longest wait for more messages before inserting',
+    doc: 'Longest wait for more messages before inserting (distributed mode)',
   },
   searchPrefetch: {
     env: 'INGEST_SEARCH_PREFETCH',

@@ -3,7 +3,13 @@ import { queueNames } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
 /** How a search.rpc request ended: answered, or the refusal's code. */
-export const searchOutcomes = ['ok', 'validation_failed', 'store_unavailable', 'failed'] as const;
+export const searchOutcomes = [
+  'ok',
+  'validation_failed',
+  'store_unavailable',
+  'deadline_exceeded',
+  'failed',
+] as const;
 export type SearchOutcome = (typeof searchOutcomes)[number];
 
 export function createIngestMetrics(
@@ -64,7 +70,7 @@ export function createIngestMetrics(
     }),
     searches: new Counter({
       name: 'ingest_search_requests_total',
-      help: 'search.rpc requests answered, by outcome (ok, validation_failed, store_unavailable, failed)',
+      help: 'search.rpc requests answered, by outcome (ok, validation_failed, store_unavailable, deadline_exceeded, failed)',
       labelNames: ['outcome'] as const,
       registers,
     }),

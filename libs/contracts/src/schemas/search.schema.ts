@@ -40,6 +40,11 @@ export const searchRequestSchema = {
     order: { enum: searchOrders },
     limit: count(1, limits.maxSearchLimit),
     offset: count(0, limits.maxSearchInteger),
+    /**
+     * How long the worker's store may run the search, from when the worker took the request
+     * (searchTimings); past it the store stops it and the reply is `deadline_exceeded`. Absent: no limit.
+     */
+    budget_ms: count(1, limits.maxSearchInteger),
   },
 } as const;
 
@@ -184,7 +189,10 @@ export const searchReplySchema = {
       additionalProperties: false,
       properties: {
         outcome: { const: 'refused' },
-        code: { enum: ['validation_failed', 'store_unavailable', 'failed'] },
+        /** deadline_exceeded: the store stopped the search at its budget_ms. */
+        code: {
+          enum: ['validation_failed', 'store_unavailable', 'deadline_exceeded', 'failed'],
+        },
         message: { type: 'string' },
       },
     },

@@ -3,6 +3,7 @@ import {
   BrokerUnavailableError,
   createEnvelope,
   parseSearchQuery,
+  searchTimings,
   TimeoutError,
   type Envelope,
   type SearchAnswer,
@@ -24,12 +25,21 @@ const request: SearchRequest = {
 };
 const answer: SearchAnswer = { data: [], pagination: { limit: 20, offset: 0, total: 0 } };
 
-function withBus(call: (queue: string, request: Envelope) => Promise<Envelope>) {
+function withBus(
+  call: (
+    queue: string,
+    request: Envelope,
+    options: { timeoutMs: number; expirationMs?: number },
+  ) => Promise<Envelope>,
+) {
   const registry: Registry = createMetrics();
   const metrics = createGatewayMetrics(registry).search;
   const bus = {
-    call: <Res>(queue: string, envelope: Envelope) =>
-      call(queue, envelope) as Promise<Envelope<Res>>,
+    call: <Res>(
+      queue: string,
+      envelope: Envelope,
+      options: { timeoutMs: number; expirationMs?: number },
+    ) => call(queue, envelope, options) as Promise<Envelope<Res>>,
   };
   const send = () => sendSearch(bus, request, { timeoutMs: 1500, requestId: 'req-1', metrics });
   const results = async () =>
@@ -91,24 +101,48 @@ describe('toSearchRequest', () => {
 });
 
 describe('sendSearch: what the ingest workers answer', () => {
-  it('when a worker answers, then the answer is relayed and the request went to search.rpc, correlated', async () => {
-    const sent: Array<[string, Envelope]> = [];
-    const { send, results } = withBus((queue, envelope) => {
-      sent.push([queue, envelope]);
+  it('when a worker answers, then the answer is relayed and the request went to search.rpc, correlated, with the time it may run', async () => {
+    const sent: Array<[string, Envelope, { timeoutMs: number; expirationMs?: number }]> = [];
+    const { send, results } = withBus((queue, envelope, options) => {
+      sent.push([queue, envelope, options]);
       return Promise.resolve(createEnvelope('search.reply', { outcome: 'ok', answer }));
     });
     expect(await send()).toEqual(answer);
+    // 1500 ms: 300 to be taken from the queue, 1050 to run, 150 for the answer to come back.
+    const timings = searchTimings(1500);
+    expect(timings).toEqual({ expirationMs: 300, budgetMs: 1050, graceMs: 150 });
     expect(sent).toEqual([
       [
         'search.rpc',
         expect.objectContaining({
           type: 'search.request',
           correlation_id: 'req-1',
-          payload: request,
+          payload: { ...request, budget_ms: timings.budgetMs },
         }),
+        { timeoutMs: 1500, expirationMs: timings.expirationMs },
       ],
     ]);
     expect(await results()).toEqual(['ok=1']);
+  });
+
+  it('when the worker says its store stopped the search at the deadline, then 503 with Retry-After saying so', async () => {
+    const { send, results } = withBus(() =>
+      Promise.resolve(
+        createEnvelope('search.reply', {
+          outcome: 'refused',
+          code: 'deadline_exceeded',
+          message: 'the search ran past its deadline (1050 ms) and was stopped',
+        }),
+      ),
+    );
+    const failure = await failureOf(send);
+    expect(failure).toMatchObject({
+      status: 503,
+      reason: 'search_deadline_exceeded',
+      headers: { 'Retry-After': '5' },
+    });
+    expect(failure.body.message).toMatch(/stopped at its deadline: the search ran past/);
+    expect(await results()).toEqual(['deadline_exceeded=1']);
   });
 
   it('when no worker answers in time, then 503 with Retry-After saying an ingest worker is needed', async () => {

@@ -4,6 +4,7 @@ import {
   TimeoutError,
   createEnvelope,
   queueNames,
+  searchTimings,
   validators,
   type SearchAnswer,
   type SearchParameters,
@@ -54,11 +55,13 @@ export function emptyAnswer(parameters: Pick<SearchParameters, 'limit' | 'offset
 type Refusal = Extract<SearchReply, { outcome: 'refused' }>;
 
 /**
- * Asks the ingest workers over `search.rpc` (the request expires with the timeout, so a search
- * nobody took in time is never run) and returns their answer, or throws what the client should
- * see: 503 when no worker answered in time, the broker is down or the store is unreachable;
- * 502 when the reply breaks the contract or the worker refused a request the gateway built
- * (a version mismatch: not the client's fault); 500 when the search failed in the worker.
+ * Asks the ingest workers over `search.rpc` and returns their answer, or throws what the client
+ * should see: 503 when no worker answered in time, the broker is down, the store is unreachable
+ * or the store stopped the search at its budget; 502 when the reply breaks the contract or the
+ * worker refused a request the gateway built (a version mismatch: not the client's fault); 500
+ * when the search failed in the worker. The timeout is split (searchTimings): a search nobody
+ * took in time expires unrun, and one that runs is stopped by the store before the gateway
+ * gives up on it.
  */
 export async function sendSearch(
   bus: Pick<Bus, 'call'>,
@@ -68,10 +71,13 @@ export async function sendSearch(
   const stop = options.metrics.callDuration.startTimer();
   let result = 'ok';
   try {
-    const envelope = createEnvelope('search.request', request, {
-      correlationId: options.requestId,
-    });
-    const reply = await callWorkers(bus, envelope, options.timeoutMs);
+    const timings = searchTimings(options.timeoutMs);
+    const envelope = createEnvelope(
+      'search.request',
+      { ...request, budget_ms: timings.budgetMs },
+      { correlationId: options.requestId },
+    );
+    const reply = await callWorkers(bus, envelope, options.timeoutMs, timings.expirationMs);
     const payload = readReply(reply.type, reply.payload);
     if (payload.outcome === 'refused') {
       result = payload.code;
@@ -91,9 +97,10 @@ async function callWorkers(
   bus: Pick<Bus, 'call'>,
   request: ReturnType<typeof createEnvelope>,
   timeoutMs: number,
+  expirationMs: number,
 ) {
   try {
-    return await bus.call<unknown>(queueNames.searchRpc, request, { timeoutMs });
+    return await bus.call<unknown>(queueNames.searchRpc, request, { timeoutMs, expirationMs });
   } catch (error) {
     if (error instanceof TimeoutError) {
       throw new HttpError(
@@ -131,6 +138,14 @@ function refusalError({ code, message }: Refusal): Error {
   switch (code) {
     case 'store_unavailable':
       return new StoreUnavailableError(`the content store is unavailable: ${message}`);
+    case 'deadline_exceeded':
+      return new HttpError(
+        503,
+        'search_deadline_exceeded',
+        `the search was stopped at its deadline: ${message}; narrow it (a time range, more words) or try again`,
+        [],
+        { 'Retry-After': RETRY_AFTER_SECONDS },
+      );
     case 'validation_failed':
       return new HttpError(
         502,

@@ -115,6 +115,7 @@ describe('GET /search in the gateway', () => {
         order: 'newest',
         limit: 1000,
         offset: 0,
+        budget_ms: expect.any(Number) as number,
       },
     ]);
     const from = Date.parse(relayed[0]?.from ?? '');

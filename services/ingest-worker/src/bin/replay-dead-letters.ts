@@ -1,12 +1,28 @@
 /**
- * `npm run dead-letters:replay [-- --limit N]`: moves dead-lettered content batches from
- * ingest.content.dead back to the capture exchange, where the ingest queue takes them again.
- * Each message is published (confirmed) before it is acked: a crash replays one twice (the
- * worker's ids make that harmless), never loses one. Without --limit, at most the messages
- * present at start are moved, so batches that die again are not replayed in a loop.
+ * `npm run dead-letters:replay [-- --limit N]`: puts dead-lettered content batches back.
+ *
+ * - Distributed (RABBITMQ_URL set): moves them from ingest.content.dead back to the capture
+ *   exchange, where the ingest queue takes them again. Each message is published (confirmed)
+ *   before it is acked: a crash replays one twice (the worker's ids make that harmless), never
+ *   loses one.
+ * - Embedded (no RABBITMQ_URL): the dead_letters table of DATA_DIR's SQLite file (./data by
+ *   default): each batch is written to the content store as the ingest worker writes it, then
+ *   removed from the table; one the store refuses again stays, and is listed. A running server
+ *   on the same file is fine: SQLite serialises the two writers.
+ *
+ * Without --limit, at most the letters present at start are replayed, so batches that die again
+ * are not replayed in a loop.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { exchangeNames, queueNames } from '@screenfleet/contracts';
 import { moveMessages } from '@screenfleet/bus';
+import {
+  createSqliteContentStore,
+  createSqliteDeadLetters,
+  openSqliteDatabase,
+} from '@screenfleet/storage';
+import { replayDeadLetters } from '../domain/replay-dead-letters';
 
 function parseLimit(argv: string[]): number | undefined {
   const at = argv.findIndex((arg) => arg === '--limit' || arg.startsWith('--limit='));
@@ -17,19 +33,47 @@ function parseLimit(argv: string[]): number | undefined {
   return limit;
 }
 
-async function main(): Promise<void> {
-  const url = process.env.RABBITMQ_URL;
-  if (!url) throw new Error('RABBITMQ_URL is not set (the broker holding ingest.content.dead)');
+async function fromBroker(url: string, limit: number | undefined): Promise<void> {
   const moved = await moveMessages({
     url,
     from: queueNames.ingestContentDead,
     exchange: exchangeNames.capture,
-    limit: parseLimit(process.argv.slice(2)),
+    limit,
     connectionName: 'dead-letters-replay',
   });
   process.stdout.write(
     `replayed ${moved} message(s) from ${queueNames.ingestContentDead} to ${exchangeNames.capture}\n`,
   );
+}
+
+async function fromDataDir(dataDir: string, limit: number | undefined): Promise<void> {
+  const file = path.join(path.resolve(dataDir), 'screenfleet.db');
+  if (!existsSync(file)) {
+    throw new Error(`no SQLite file at ${file} (set DATA_DIR, or RABBITMQ_URL for the broker's)`);
+  }
+  const database = await openSqliteDatabase(file);
+  try {
+    const report = await replayDeadLetters(
+      createSqliteDeadLetters({ database }),
+      createSqliteContentStore({ database }),
+      limit,
+    );
+    for (const { seq, reason } of report.left) {
+      process.stdout.write(`left dead letter ${seq}: ${reason}\n`);
+    }
+    process.stdout.write(
+      `replayed ${report.replayed} dead letter(s) from ${file} into its content store; ${report.left.length} left\n`,
+    );
+  } finally {
+    await database.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const limit = parseLimit(process.argv.slice(2));
+  const url = process.env.RABBITMQ_URL;
+  if (url) await fromBroker(url, limit);
+  else await fromDataDir(process.env.DATA_DIR ?? 'data', limit);
 }
 
 main().catch((err: unknown) => {

@@ -1,12 +1,18 @@
 import {
   createEnvelope,
   StoreUnavailableError,
+  TimeoutError,
   type Envelope,
   type SearchReply,
   type SearchRequest,
 } from '@screenfleet/contracts';
 import { createLogger, createMetrics, type Registry } from '@screenfleet/runtime';
-import type { ContentDocument, SearchQuery, SearchResult } from '@screenfleet/storage';
+import type {
+  ContentDocument,
+  SearchOptions,
+  SearchQuery,
+  SearchResult,
+} from '@screenfleet/storage';
 import { createIngestMetrics } from '../metrics';
 import { createSearchRpcHandler } from './search.rpc';
 
@@ -44,7 +50,9 @@ const doc: ContentDocument = {
   transcription: null,
 };
 
-function handlerWith(search: (query: SearchQuery) => Promise<SearchResult>) {
+function handlerWith(
+  search: (query: SearchQuery, options?: SearchOptions) => Promise<SearchResult>,
+) {
   const registry: Registry = createMetrics();
   const handle = createSearchRpcHandler({
     store: { search },
@@ -96,6 +104,7 @@ describe('search.rpc handler', () => {
       ok: 1,
       validation_failed: 0,
       store_unavailable: 0,
+      deadline_exceeded: 0,
       failed: 0,
     });
   });
@@ -123,6 +132,21 @@ describe('search.rpc handler', () => {
       message: 'content store unavailable: connection refused',
     });
     expect((await outcomes()).store_unavailable).toBe(1);
+  });
+
+  it('when the request carries a budget, then the store gets it as its timeout, and a search it stopped is answered deadline_exceeded', async () => {
+    const budgets: Array<SearchOptions | undefined> = [];
+    const { handle, outcomes } = handlerWith((_query, options) => {
+      budgets.push(options);
+      return Promise.reject(new TimeoutError('the search ran past its deadline (250 ms)'));
+    });
+    expect((await handle(send({ ...request, budget_ms: 250 }))).payload).toEqual({
+      outcome: 'refused',
+      code: 'deadline_exceeded',
+      message: 'the search ran past its deadline (250 ms)',
+    });
+    expect(budgets).toEqual([{ timeoutMs: 250 }]);
+    expect((await outcomes()).deadline_exceeded).toBe(1);
   });
 
   it("when the store fails otherwise, then the reply says failed without the driver's message", async () => {

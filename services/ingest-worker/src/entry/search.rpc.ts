@@ -1,6 +1,7 @@
 import {
   AppError,
   SCHEMA_VERSION,
+  TimeoutError,
   createEnvelope,
   sizeLimits,
   validators,
@@ -31,8 +32,9 @@ type Refusal = Extract<SearchReply, { outcome: 'refused' }>;
 
 /**
  * Translates search.request messages on search.rpc into replies; every request is answered:
- * with the page, or with why not (the store unreachable: `store_unavailable`, which the
- * gateway answers 503; a request that breaks the contract: `validation_failed`).
+ * with the page, or with why not (the store unreachable: `store_unavailable`; the store stopped
+ * the search at the request's budget_ms, counted from now: `deadline_exceeded`; both answered
+ * 503 by the gateway; a request that breaks the contract: `validation_failed`).
  */
 export function createSearchRpcHandler({ store, metrics, logger, maxReplyBytes }: SearchRpcDeps) {
   return async (request: Envelope<unknown>): Promise<Envelope<SearchReply>> => {
@@ -64,12 +66,22 @@ export function createSearchRpcHandler({ store, metrics, logger, maxReplyBytes }
     }
     const search = request.payload as SearchRequest;
     try {
-      const result = await store.search(toStoreQuery(search));
+      const result = await store.search(
+        toStoreQuery(search),
+        search.budget_ms === undefined ? {} : { timeoutMs: search.budget_ms },
+      );
       return {
         outcome: 'ok',
         answer: toSearchAnswer(result, search, maxReplyBytes ?? SEARCH_REPLY_MAX_BYTES),
       };
     } catch (error) {
+      if (error instanceof TimeoutError) {
+        logger.warn(
+          { requestId: request.correlation_id, budgetMs: search.budget_ms },
+          'search: stopped at its deadline',
+        );
+        return refuse('deadline_exceeded', error.message);
+      }
       if (error instanceof AppError && error.code === 'store_unavailable') {
         logger.warn({ err: error, requestId: request.correlation_id }, 'search: store unavailable');
         return refuse('store_unavailable', error.message);

@@ -1,0 +1,127 @@
+import { TimeoutError } from '@screenfleet/contracts';
+import AsyncDatabase, { type Statement } from 'libsql/promise';
+
+export interface ReadOptions {
+  /**
+   * performance.now() by which the read must have answered: past it, the statement is
+   * interrupted (SQLite stops it at its next step) and the read rejects TimeoutError. A read
+   * still waiting for a connection then is not started.
+   */
+  deadline?: number;
+}
+
+/** Reader connections of the SQLite file, for every read of the sqlite adapters. */
+export interface SqliteReaders {
+  /**
+   * Runs one statement on a free reader connection and resolves with its rows. Give statements
+   * that answer in one row (an aggregate: count(*), group_concat, json_group_array): libsql runs
+   * a statement's first step on a thread of its own (off the event loop, where an interrupt can
+   * stop it), but steps for later rows on the caller's thread. One statement reads one WAL
+   * snapshot: what was committed when it started, whatever commits meanwhile.
+   */
+  query<T>(sql: string, params: readonly unknown[], options?: ReadOptions): Promise<T[]>;
+  /** Waits for the reads in progress, then closes the connections. */
+  close(): Promise<void>;
+}
+
+interface Reader {
+  db: AsyncDatabase;
+  statements: Map<string, Promise<Statement>>;
+}
+
+/**
+ * A pool of `connections` read-only connections (query_only) to `file`, which the writer has
+ * opened in WAL mode: readers never wait for the writer, nor it for them. libsql's promise API
+ * runs each statement on its own threads, so a read costs the event loop only the rows it
+ * returns, and any number of connections read at once.
+ */
+export async function openSqliteReaders(
+  file: string,
+  options: { connections: number; busyTimeoutMs: number },
+): Promise<SqliteReaders> {
+  const idle: Reader[] = [];
+  const all: Reader[] = [];
+  const waiting: Array<(reader: Reader) => void> = [];
+  try {
+    for (let i = 0; i < options.connections; i++) {
+      const db = new AsyncDatabase(file);
+      const reader: Reader = { db, statements: new Map() };
+      all.push(reader);
+      await db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}; PRAGMA query_only = 1;`);
+      idle.push(reader);
+    }
+  } catch (error) {
+    for (const reader of all) reader.db.close();
+    throw error;
+  }
+  let inUse = 0;
+  let drained: (() => void) | undefined;
+
+  function acquire(): Promise<Reader> {
+    const reader = idle.pop();
+    if (reader) return Promise.resolve(reader);
+    return new Promise((resolve) => waiting.push(resolve));
+  }
+
+  function release(reader: Reader): void {
+    const next = waiting.shift();
+    if (next) next(reader);
+    else idle.push(reader);
+  }
+
+  function statement(reader: Reader, sql: string): Promise<Statement> {
+    let prepared = reader.statements.get(sql);
+    if (!prepared) {
+      prepared = reader.db.prepare(sql);
+      prepared.catch(() => reader.statements.delete(sql));
+      reader.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  async function run<T>(
+    reader: Reader,
+    sql: string,
+    params: readonly unknown[],
+    deadline = Infinity,
+  ) {
+    const left = deadline - performance.now();
+    if (left <= 0) throw deadlineError();
+    const timer = deadline === Infinity ? undefined : setTimeout(() => reader.db.interrupt(), left);
+    try {
+      return (await (await statement(reader, sql)).all(...params)) as T[];
+    } catch (error) {
+      if (isInterrupt(error)) throw deadlineError();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    async query<T>(sql: string, params: readonly unknown[], options: ReadOptions = {}) {
+      if (all.length === 0) throw new Error('the SQLite readers are closed');
+      inUse += 1;
+      const reader = await acquire();
+      try {
+        return await run<T>(reader, sql, params, options.deadline);
+      } finally {
+        release(reader);
+        inUse -= 1;
+        if (inUse === 0) drained?.();
+      }
+    },
+    async close() {
+      if (inUse > 0) await new Promise<void>((resolve) => (drained = resolve));
+      for (const reader of all.splice(0)) reader.db.close();
+    },
+  };
+}
+
+function deadlineError(): TimeoutError {
+  return new TimeoutError('the read ran past its deadline and was stopped');
+}
+
+function isInterrupt(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'SQLITE_INTERRUPT';
+}

@@ -1,0 +1,131 @@
+import type { ArchiveState } from '@screenfleet/contracts';
+import type Database from 'libsql';
+import type { NewContentDocument } from './content-store';
+import {
+  acquireLease,
+  archiveStateTables,
+  ensureArchiveStateSchema,
+  loadOrStoreState,
+  releaseLease,
+  saveState,
+  updateState,
+} from './sqlite.archive-state-schema';
+import {
+  contentRow,
+  contentTables,
+  deleteItemRows,
+  ensureContentSchema,
+  insertContentRow,
+} from './sqlite.content-schema';
+import {
+  addDeadLetter,
+  ensureDeadLettersSchema,
+  removeDeadLetters,
+  type NewDeadLetter,
+} from './sqlite.dead-letters-schema';
+import { tableName } from './sqlite-connection';
+
+/** What a write operation gets in the writer thread: the write connection, inside a transaction. */
+export interface WriterConnection {
+  db: Database.Database;
+  /** The connection's prepared statements, by SQL text. */
+  sql: (text: string) => Database.Statement;
+  /** Bytes of documents written in this transaction so far (the group's byte bound). */
+  bytes: number;
+}
+
+interface StateTables {
+  table: string;
+  leaseTable: string;
+}
+
+/**
+ * Every write of the sqlite adapters, by name: what the writer thread runs, each in a savepoint
+ * of its group's transaction, so one that throws is undone alone. The adapters send a name and
+ * its arguments (structured-cloned: Dates stay Dates). A write that belongs with an item batch
+ * (per-device counters, say) goes into that batch's operation, so it commits with the items.
+ */
+export const writeOperations = {
+  /** The write connection's settings, as SQLite reports them (what a status or a test checks). */
+  'connection.settings': ({ db }: WriterConnection, _args: Record<string, never>) => {
+    const setting = (name: string) => {
+      const [row] = db.pragma(name) as Array<Record<string, unknown>>;
+      return Object.values(row ?? {})[0];
+    };
+    return {
+      journalMode: setting('journal_mode') as string,
+      synchronous: setting('synchronous') as number,
+      busyTimeoutMs: setting('busy_timeout') as number,
+    };
+  },
+
+  'content.schema': ({ db, sql }: WriterConnection, { table }: { table: string }) =>
+    ensureContentSchema(db, sql, contentTables(table)),
+
+  /**
+   * Returns how many were inserted (the others were stored before). The rows are made here, in
+   * this thread (JSON, words: a third of an insert's work), not on the caller's event loop.
+   */
+  'content.insert': (
+    connection: WriterConnection,
+    { table, docs }: { table: string; docs: NewContentDocument[] },
+  ) => {
+    const tables = contentTables(table);
+    let inserted = 0;
+    for (const doc of docs) {
+      const row = contentRow(doc);
+      connection.bytes += row.document.length;
+      inserted += insertContentRow(connection.sql, tables, row);
+    }
+    return inserted;
+  },
+
+  'content.delete': ({ sql }: WriterConnection, { table, ids }: { table: string; ids: string[] }) =>
+    deleteItemRows(sql, contentTables(table), ids),
+
+  'archiveState.schema': ({ db }: WriterConnection, t: StateTables) =>
+    ensureArchiveStateSchema(db, archiveStateTables(t.table, t.leaseTable)),
+
+  'archiveState.loadOrStore': (
+    { sql }: WriterConnection,
+    { initial, ...t }: StateTables & { initial: ArchiveState },
+  ) => loadOrStoreState(sql, archiveStateTables(t.table, t.leaseTable), initial),
+
+  'archiveState.save': (
+    { sql }: WriterConnection,
+    { state, ...t }: StateTables & { state: ArchiveState },
+  ) => saveState(sql, archiveStateTables(t.table, t.leaseTable), state),
+
+  'archiveState.update': (
+    { sql }: WriterConnection,
+    { fields, ...t }: StateTables & { fields: Partial<ArchiveState> },
+  ) => updateState(sql, archiveStateTables(t.table, t.leaseTable), fields),
+
+  'archiveState.acquireLease': (
+    { sql }: WriterConnection,
+    { lease, ...t }: StateTables & { lease: { holder: string; ttlMs: number; nowMs: number } },
+  ) => acquireLease(sql, archiveStateTables(t.table, t.leaseTable), lease),
+
+  'archiveState.releaseLease': (
+    { sql }: WriterConnection,
+    { holder, ...t }: StateTables & { holder: string },
+  ) => releaseLease(sql, archiveStateTables(t.table, t.leaseTable), holder),
+
+  'deadLetters.schema': ({ db }: WriterConnection, { table }: { table: string }) =>
+    ensureDeadLettersSchema(db, tableName(table, 'table')),
+
+  'deadLetters.add': (
+    { sql }: WriterConnection,
+    { table, letter }: { table: string; letter: NewDeadLetter },
+  ) => addDeadLetter(sql, tableName(table, 'table'), letter),
+
+  'deadLetters.remove': (
+    { sql }: WriterConnection,
+    { table, seqs }: { table: string; seqs: number[] },
+  ) => removeDeadLetters(sql, tableName(table, 'table'), seqs),
+};
+
+export type WriteOperations = typeof writeOperations;
+export type WriteName = keyof WriteOperations;
+export type WriteArgs<N extends WriteName> = Parameters<WriteOperations[N]>[1];
+export type WriteResult<N extends WriteName> = ReturnType<WriteOperations[N]>;

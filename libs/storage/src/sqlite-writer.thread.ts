@@ -1,0 +1,183 @@
+/**
+ * The writer thread: owns the only write connection to the file and runs every write of the
+ * sqlite adapters. Writes queue here; each transaction takes what is queued (up to the limits),
+ * runs each write in a savepoint of its own (one that throws is undone alone), commits once and
+ * answers them all. While a commit fsyncs, the next writes queue in the port, so a busier store
+ * commits bigger groups, and a write waits about one commit. docs/adr/0011.
+ */
+import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import type Database from 'libsql';
+import { openSqliteConnection, statementCache } from './sqlite-connection';
+import {
+  encodeError,
+  type FromWriter,
+  type ToWriter,
+  type WriteReply,
+  type WriteRequest,
+  type WriterThreadData,
+} from './sqlite-writer.protocol';
+import { writeOperations, type WriterConnection } from './sqlite-writer.operations';
+
+const { file, busyTimeoutMs, limits, port } = workerData as WriterThreadData & {
+  port: MessagePort;
+};
+const send = (message: FromWriter) => port.postMessage(message);
+
+const queue: WriteRequest[] = [];
+let closing = false;
+let scheduled = false;
+
+function accept(message: ToWriter): void {
+  if (message.type === 'close') closing = true;
+  else queue.push(message);
+}
+
+/** Everything posted so far, at once: the writes that queued while the last commit ran. */
+function takePosted(): void {
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+    accept(next.message as ToWriter);
+  }
+}
+
+function start(db: Database.Database): void {
+  const connection: WriterConnection = { db, sql: statementCache(db), bytes: 0 };
+  port.on('message', (message: ToWriter) => {
+    accept(message);
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      work(connection);
+    });
+  });
+  send({ type: 'ready' });
+}
+
+function work(connection: WriterConnection): void {
+  takePosted();
+  while (queue.length > 0) {
+    commitGroup(connection);
+    takePosted();
+  }
+  if (closing) {
+    connection.db.close();
+    port.close();
+  }
+}
+
+/** One transaction: the queued writes up to the limits, each alone in a savepoint. */
+function commitGroup(connection: WriterConnection): void {
+  const { db } = connection;
+  const replies: WriteReply[] = [];
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    // The file is locked past the busy timeout, or gone: the writes that would have formed
+    // this group fail alike (nothing was written); later ones try again.
+    for (const request of takeGroupByItems()) replies.push(failed(request, error));
+    send({ type: 'group', replies, committed: false });
+    return;
+  }
+  connection.bytes = 0;
+  let items = 0;
+  const done: Array<{ request: WriteRequest; value: unknown }> = [];
+  let lost: unknown;
+  while (queue.length > 0) {
+    const request = queue[0]!;
+    if (done.length + replies.length > 0 && overLimits(items + request.items, connection.bytes)) {
+      break;
+    }
+    queue.shift();
+    items += request.items;
+    try {
+      done.push({ request, value: inSavepoint(connection, request) });
+    } catch (error) {
+      if (!db.inTransaction) {
+        // SQLite rolled the whole transaction back (an I/O error, a full disk): the writes
+        // done in it so far are undone too.
+        lost = error;
+        replies.push(failed(request, error));
+        break;
+      }
+      replies.push(failed(request, error));
+    }
+  }
+  if (lost === undefined) {
+    try {
+      db.exec('COMMIT');
+      for (const { request, value } of done) replies.push({ id: request.id, ok: true, value });
+      send({ type: 'group', replies, committed: true });
+      return;
+    } catch (error) {
+      lost = error;
+      rollback(db);
+    }
+  }
+  for (const { request } of done) replies.push(failed(request, lost));
+  send({ type: 'group', replies, committed: false });
+}
+
+function inSavepoint(connection: WriterConnection, request: WriteRequest): unknown {
+  const { db } = connection;
+  db.exec('SAVEPOINT write');
+  try {
+    const operation = writeOperations[request.name] as (
+      connection: WriterConnection,
+      args: unknown,
+    ) => unknown;
+    const value = operation(connection, request.args);
+    db.exec('RELEASE write');
+    return value;
+  } catch (error) {
+    if (db.inTransaction) {
+      try {
+        db.exec('ROLLBACK TO write');
+        db.exec('RELEASE write');
+      } catch {
+        // Its part cannot be undone alone: undo the whole transaction (reported as lost).
+        rollback(db);
+      }
+    }
+    throw error;
+  }
+}
+
+function overLimits(items: number, bytes: number): boolean {
+  return items > limits.maxItems || bytes >= limits.maxBytes;
+}
+
+function takeGroupByItems(): WriteRequest[] {
+  let items = 0;
+  let count = 0;
+  while (count < queue.length && (count === 0 || !overLimits(items + queue[count]!.items, 0))) {
+    items += queue[count]!.items;
+    count += 1;
+  }
+  return queue.splice(0, count);
+}
+
+function rollback(db: Database.Database): void {
+  // SQLite may have rolled back by itself (a full disk, an I/O error): then there is nothing to
+  // roll back, and the original error is the one worth reporting.
+  if (!db.inTransaction) return;
+  try {
+    db.exec('ROLLBACK');
+  } catch {
+    // keep the original error
+  }
+}
+
+function failed(request: WriteRequest, error: unknown): WriteReply {
+  return { id: request.id, ok: false, error: encodeError(error) };
+}
+
+try {
+  const db = openSqliteConnection(file, { busyTimeoutMs });
+  // The checkpointer copies the WAL beside this thread (sqlite-checkpointer.ts); this is only
+  // the safety net, should it ever fall behind (10,000 pages: 40 MB of WAL).
+  db.pragma('wal_autocheckpoint = 10000');
+  start(db);
+} catch (error) {
+  send({ type: 'open-failed', error: encodeError(error) });
+  port.close();
+}

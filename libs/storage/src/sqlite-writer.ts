@@ -1,0 +1,180 @@
+import path from 'node:path';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { StoreUnavailableError } from '@screenfleet/contracts';
+import type { WriteArgs, WriteName, WriteResult } from './sqlite-writer.operations';
+import {
+  decodeError,
+  type FromWriter,
+  type ToWriter,
+  type WriterLimits,
+  type WriterThreadData,
+} from './sqlite-writer.protocol';
+import { toStoreError } from './store-errors';
+
+export type { WriterLimits } from './sqlite-writer.protocol';
+
+const defaultLimits: WriterLimits = { maxItems: 5000, maxBytes: 32 * 1024 * 1024 };
+
+/** The main thread's side of the writer thread (sqlite-writer.thread.ts). */
+export interface SqliteWriter {
+  /**
+   * Queues a write; resolves once the transaction that ran it committed (fsynced), rejects with
+   * its own error (SQLite's, or the operation's) when it failed, or with the commit's when the
+   * commit failed: then nothing of it was stored.
+   */
+  write<N extends WriteName>(name: N, args: WriteArgs<N>, items?: number): Promise<WriteResult<N>>;
+  /** Transactions begun (or tried: a locked file) and writes answered so far (tests, metrics). */
+  stats(): { transactions: number; writes: number };
+  /** Finishes the queued writes, closes the connection and ends the thread. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  port: MessagePort;
+  exited: Promise<void>;
+  /** False once it exited: a write must not be posted to it then (nothing would answer). */
+  alive: boolean;
+}
+
+/**
+ * Starts the writer thread on `file` (created when missing) and resolves once its connection is
+ * open (WAL, synchronous = FULL); a file it cannot open rejects StoreUnavailableError. Should the
+ * thread ever die, the writes in it reject StoreUnavailableError (retry later: they are
+ * idempotent) and the next write starts a new one.
+ */
+export async function startSqliteWriter(
+  file: string,
+  options: {
+    busyTimeoutMs: number;
+    group?: Partial<WriterLimits>;
+    /** Called after each committed transaction (the checkpointer's cue). */
+    onCommit?: () => void;
+  },
+): Promise<SqliteWriter> {
+  const data: WriterThreadData = {
+    file,
+    busyTimeoutMs: options.busyTimeoutMs,
+    limits: { ...defaultLimits, ...options.group },
+  };
+  const pending = new Map<number, Pending>();
+  const counts = { transactions: 0, writes: 0 };
+  let nextId = 1;
+  let closed = false;
+  let thread: Promise<Thread> | undefined;
+
+  function onMessage(message: FromWriter): void {
+    if (message.type !== 'group') return;
+    counts.transactions += 1;
+    if (message.committed) options.onCommit?.();
+    for (const reply of message.replies) {
+      const waiting = pending.get(reply.id);
+      if (!waiting) continue;
+      pending.delete(reply.id);
+      counts.writes += 1;
+      if (reply.ok) waiting.resolve(reply.value);
+      else waiting.reject(decodeError(reply.error));
+    }
+  }
+
+  function onExit(reason: string): void {
+    thread = undefined;
+    const error = new StoreUnavailableError(`the SQLite writer thread stopped: ${reason}`);
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  }
+
+  function running(): Promise<Thread> {
+    thread ??= startThread(data, onMessage, onExit).catch((error: unknown) => {
+      thread = undefined;
+      throw error;
+    });
+    return thread;
+  }
+  await running().catch((error: unknown) => {
+    throw toStoreError(error, 'open', `SQLite database ${file}`);
+  });
+
+  return {
+    async write(name, args, items = 1) {
+      if (closed) throw new StoreUnavailableError('the SQLite database is closed');
+      const { port, alive } = await running();
+      if (!alive) throw new StoreUnavailableError('the SQLite writer thread stopped');
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        const request: ToWriter = { type: 'write', id, name, args, items };
+        port.postMessage(request);
+      });
+    },
+    stats: () => ({ ...counts }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (!thread) return;
+      const { port, exited } = await thread;
+      port.postMessage({ type: 'close' } satisfies ToWriter);
+      await exited;
+    },
+  };
+}
+
+/** A new thread, once its connection is open. */
+function startThread(
+  data: WriterThreadData,
+  onMessage: (message: FromWriter) => void,
+  onExit: (reason: string) => void,
+): Promise<Thread> {
+  const { port1: port, port2 } = new MessageChannel();
+  const worker = threadWorker({ ...data, port: port2 }, [port2]);
+  let failure: Error | undefined;
+  worker.on('error', (error) => (failure = error));
+  const thread: Thread = { worker, port, exited: Promise.resolve(), alive: true };
+  thread.exited = new Promise<void>((resolve) =>
+    worker.once('exit', (code) => {
+      thread.alive = false;
+      port.close();
+      onExit(failure?.message ?? `exit code ${code}`);
+      resolve();
+    }),
+  );
+  return new Promise((resolve, reject) => {
+    port.once('message', (first: FromWriter) => {
+      if (first.type === 'ready') {
+        port.on('message', onMessage);
+        resolve(thread);
+      } else if (first.type === 'open-failed') {
+        reject(decodeError(first.error));
+      }
+    });
+    void thread.exited.then(() =>
+      reject(new StoreUnavailableError(failure?.message ?? 'no reason')),
+    );
+  });
+}
+
+/**
+ * The thread runs this module's sibling, compiled or (under ts-jest or tsx, from the sources)
+ * compiled on the fly by tsx, registered in the thread first.
+ */
+function threadWorker(data: WriterThreadData & { port: MessagePort }, transfer: MessagePort[]) {
+  const script = path.join(__dirname, `sqlite-writer.thread${path.extname(__filename)}`);
+  const options = {
+    workerData: data,
+    transferList: transfer,
+    // A small young generation: what the thread allocates (a group's rows) dies within a
+    // transaction, and the default's semi-spaces cost ~25 MB of RSS for nothing. The old
+    // generation's cap is far above what the queued writes can hold (the ingest worker's
+    // bytes in flight), only against a runaway.
+    resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 512 },
+  };
+  if (!script.endsWith('.ts')) return new Worker(script, options);
+  const tsx = require.resolve('tsx/cjs/api');
+  const source = `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(script)});`;
+  return new Worker(source, { ...options, eval: true });
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { TimeoutError } from '@screenfleet/contracts';
+import { openSqliteDatabase, type SqliteDatabase } from '@screenfleet/storage';
+
+/** A statement that runs for about a minute unless stopped: it counts to 2 billion. */
+const slow = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000000)
+              SELECT count(*) AS n FROM n`;
+
+// The reader connections: statements run on libsql's threads, so the event loop goes on, and a
+// deadline stops the statement itself, not just the wait for it.
+describe('sqlite reader connections', () => {
+  let dir: string;
+  let database: SqliteDatabase;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sf-sqlite-readers-'));
+    database = await openSqliteDatabase(path.join(dir, 'screenfleet.db'), { readers: 1 });
+  });
+
+  afterEach(async () => {
+    await database.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('when a read runs, then the event loop goes on meanwhile: a timer due during it fires before it ends', async () => {
+    const events: string[] = [];
+    const read = database.readers
+      .query(slow, [], { deadline: performance.now() + 1500 })
+      .catch(() => events.push('read ended'));
+    await new Promise<void>((resolve) =>
+      setTimeout(() => {
+        events.push('timer fired');
+        resolve();
+      }, 50),
+    );
+    await read;
+
+    expect(events).toEqual(['timer fired', 'read ended']);
+  });
+
+  it('when a read runs past its deadline, then it is stopped there, and its connection serves the next read at once', async () => {
+    const started = performance.now();
+    const error = await database.readers.query(slow, [], { deadline: started + 200 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const stoppedAfter = performance.now() - started;
+
+    expect(error).toBeInstanceOf(TimeoutError);
+    // The statement alone would run for about a minute; stopped, it let go of the one
+    // connection, which answers the next read.
+    expect(stoppedAfter).toBeLessThan(10_000);
+    const next = performance.now();
+    expect(await database.readers.query('SELECT 42 AS answer', [])).toEqual([{ answer: 42 }]);
+    expect(performance.now() - next).toBeLessThan(10_000);
+  });
+
+  it('when the deadline passes while a read waits for a connection, then it is not started', async () => {
+    const first = database.readers
+      .query(slow, [], { deadline: performance.now() + 300 })
+      .catch((e: unknown) => e);
+    const queued = database.readers
+      .query('SELECT 1 AS one', [], { deadline: performance.now() + 100 })
+      .catch((e: unknown) => e);
+
+    expect(await queued).toBeInstanceOf(TimeoutError);
+    expect(await first).toBeInstanceOf(TimeoutError);
+  });
+});

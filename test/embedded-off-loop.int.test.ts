@@ -1,0 +1,150 @@
+/**
+ * The embedded mode runs no SQLite on its event loop (docs/adr/0011): writes wait in the writer
+ * thread, reads run on libsql's threads. Shown from outside, on `npm start`'s process: while a
+ * write waits seconds for the file's lock, and while a search runs until its deadline, the server
+ * answers other requests at once; the search is stopped at its deadline and answered 503 saying
+ * so, not left to run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  createSqliteContentStore,
+  openSqliteConnection,
+  openSqliteDatabase,
+  type ContentDocument,
+} from '@screenfleet/storage';
+import { buildItem, t } from '../libs/storage/test/content-store.contract';
+import { buildBatch } from './support/content';
+import { tokens } from './support/gateway';
+import { startLauncher, type Launcher } from './support/system';
+
+const ITEMS = 300_000;
+/** The gateway's whole wait for a search; the store may run it 70% of that (searchTimings). */
+const SEARCH_TIMEOUT_MS = 120;
+
+describe('embedded mode: no SQLite on the event loop', () => {
+  let dataDir: string;
+  let launcher: Launcher;
+  let api: string;
+  let ops: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'sf-off-loop-'));
+    // Items that all hold the words "ls" and "la", many times, for a search that reads and
+    // ranks every one of them: a few hundred milliseconds here, well past the deadline.
+    const database = await openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
+    const store = createSqliteContentStore({ database });
+    for (let first = 0; first < ITEMS; first += 5000) {
+      const docs: ContentDocument[] = Array.from({ length: 5000 }, (_, i) =>
+        buildItem({
+          _id: `preload-${first + i}`,
+          timestamp: t(first + i),
+          ocr_results: [
+            {
+              text: 'ls la '.repeat(40),
+              confidence: null,
+              text_json: null,
+              ocr_engine: null,
+              focused: null,
+            },
+          ],
+        }),
+      );
+      await store.insertItems(docs);
+    }
+    await database.close();
+
+    launcher = startLauncher({
+      DATA_DIR: dataDir,
+      GATEWAY_PORT: '0',
+      GATEWAY_OPS_PORT: '0',
+      GATEWAY_TOKENS: JSON.stringify([tokens.all]),
+      GATEWAY_SEARCH_TIMEOUT: `${SEARCH_TIMEOUT_MS}ms`,
+      LOG_LEVEL: 'warn',
+    });
+    api = `http://127.0.0.1:${await launcher.apiPort}`;
+    const opsPort = /metrics on http:\/\/[^:]+:(\d+)/.exec(launcher.output())?.[1];
+    ops = `http://127.0.0.1:${opsPort}`;
+  });
+
+  afterAll(async () => {
+    await launcher?.stop('SIGINT');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const auth = { authorization: `Bearer ${tokens.all.token}` };
+
+  /** Status and milliseconds of a request. */
+  async function timed(url: string, init: RequestInit = {}) {
+    const started = performance.now();
+    const response = await fetch(url, init);
+    await response.arrayBuffer();
+    return { status: response.status, ms: performance.now() - started };
+  }
+
+  it('when a write waits 2 s for a lock another process holds, then health checks and searches are answered meanwhile, and the write lands after', async () => {
+    const holder = openSqliteConnection(path.join(dataDir, 'screenfleet.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    let settled = false;
+    const add = fetch(`${api}/add`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(buildBatch('locked-out', 0, 3)),
+    }).then(async (response) => {
+      settled = true;
+      return { status: response.status, body: await response.text() };
+    });
+
+    // Time passing is the subject here: the lock is held for 2 s, and the server keeps
+    // answering (each attempt of the writer waits up to 1 s for the lock, in its thread).
+    const held = performance.now() + 2000;
+    const answers: Array<{ status: number; ms: number }> = [];
+    while (performance.now() < held) {
+      answers.push(await timed(`${ops}/healthz`));
+      // A search that costs the store nothing (no item holds the word): the deadline of this
+      // file's gateway is short.
+      answers.push(await timed(`${api}/search?q=unheard&limit=1`, { headers: auth }));
+    }
+    expect(settled).toBe(false);
+    holder.exec('ROLLBACK');
+    holder.close();
+
+    expect(answers.length).toBeGreaterThan(10);
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    // Blocked by a synchronous wait, some would take the whole second of a lock attempt.
+    expect(Math.max(...answers.map((answer) => answer.ms))).toBeLessThan(500);
+    expect(await add).toMatchObject({ status: 200 });
+  });
+
+  it('when a search runs past its deadline, then it is stopped there and answered 503 saying so, while other requests are answered, and the next search is served', async () => {
+    const events: string[] = [];
+    const heavy = fetch(
+      // Every item matches; the window filter matches none, so all are read and ranked.
+      `${api}/search?q=ls+la&window_name=no+such+window&order=relevance`,
+      { headers: auth },
+    ).then(async (response) => {
+      events.push('search answered');
+      return {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        body: (await response.json()) as { message?: string },
+      };
+    });
+    const health = await timed(`${ops}/healthz`);
+    events.push('health answered');
+
+    const stopped = await heavy;
+    expect(health.status).toBe(200);
+    expect(events).toEqual(['health answered', 'search answered']);
+    expect(stopped.status).toBe(503);
+    expect(stopped.retryAfter).toBe('5');
+    expect(stopped.body.message).toMatch(
+      /^the search was stopped at its deadline: the search ran past its deadline \(84 ms\)/,
+    );
+
+    // Stopped, not running on: the readers serve the next search at once.
+    const next = await timed(`${api}/search?q=unheard&limit=1`, { headers: auth });
+    expect(next.status).toBe(200);
+  });
+});
