@@ -664,7 +664,8 @@ const errorResponses: Record<
   },
   415: {
     name: 'UnsupportedMediaType',
-    description: 'Content-Type is not application/json, or Content-Encoding is unknown.',
+    description:
+      'Content-Type is not application/json, its charset is not utf-8 (refused before the body is read), or Content-Encoding is unknown.',
     example: errorExample('Content-Type must be application/json', undefined, [
       { path: '', rule: 'content-type', detail: 'got text/plain' },
     ]),
