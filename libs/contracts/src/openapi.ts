@@ -560,7 +560,8 @@ export const apiOperations: readonly ApiOperation[] = [
     description:
       'Needs the archive disabled first (409 otherwise), so the next pass does not move the ' +
       "items out again. A restore that outlasts the gateway's restore timeout answers 503 and " +
-      'goes on; sending it again is safe.',
+      'goes on; sending it again is safe. `from` must be before `to` (`to` is exclusive): ' +
+      'otherwise a 400 naming both fields (rule `range`).',
     scope: 'archive:write',
     request: {
       schema: 'ArchiveRestoreRequest',

@@ -151,14 +151,22 @@ export interface Validator<T> {
   parse(data: unknown): T;
 }
 
-export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
+/**
+ * `relations`: the rules between fields a JSON Schema cannot say (a range that ends before it
+ * starts), checked once the value has the schema's shape; they name every field involved.
+ */
+export function compileValidator<T>(
+  schema: SchemaObject,
+  what: string,
+  relations?: (value: T) => FieldError[],
+): Validator<T> {
   const report: ValidateFunction = ajv.compile(schema);
   const decide: ValidateFunction = failFast.compile(schema);
   failFastBySchema.set(schema, decide);
   const check = (data: unknown): FieldError[] => {
     const oversized = shapeErrors(schema, data, MAX_REPORTED_ERRORS);
     if (oversized.length > 0) return oversized;
-    if (decide(data)) return [];
+    if (decide(data)) return relations ? relations(data as T) : [];
     const first = toFieldErrors(decide.errors);
     const pruned = pruneForReport(schema, data, isValidAgainst, MAX_REPORTED_ERRORS);
     return report(pruned) ? first : toFieldErrors(report.errors);

@@ -240,6 +240,7 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       [{ retention_days: 1.5 }, 'retention_days', 'type'],
       [{ retention_days: 'x' }, 'retention_days', 'type'],
       [{ enabled: 'yes' }, 'enabled', 'type'],
+      [{ retention_days: 36_501 }, 'retention_days', 'maximum'],
     ])(
       'when configure sends %j, then 400 naming %s and rule %s, and nothing is relayed',
       async (body, path, rule) => {
@@ -358,6 +359,11 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
     it.each([
       [{ from: '2026-10-01T00:00:00Z' }, 'to', 'required'],
       [{ from: 'yesterday', to: '2026-10-02T00:00:00Z' }, 'from', 'format'],
+      [
+        { from: '2026-10-01T00:00:00Z', to: '2026-10-02T00:00:00Z', device_name: 'x'.repeat(201) },
+        'device_name',
+        'maxLength',
+      ],
     ])('when restore sends %j, then 400 naming %s (%s)', async (body, path, rule) => {
       const response = await post(url('/archive/restore'), body);
 
@@ -365,6 +371,23 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       expect(response.body.errors).toEqual([expect.objectContaining({ path, rule })]);
       expect(received).toHaveLength(0);
     });
+
+    it.each([
+      ['ends before it starts', '2026-10-02T00:00:00Z', '2026-10-01T00:00:00Z'],
+      ['is empty', '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z'],
+    ])(
+      'when a restore range %s, then 400 naming both from and to, and nothing is relayed',
+      async (_, from, to) => {
+        const response = await post(url('/archive/restore'), { from, to });
+
+        expect(response.status).toBe(400);
+        expect(response.body.errors).toEqual([
+          { path: 'from', rule: 'range', detail: 'from must be before to (to is exclusive)' },
+          { path: 'to', rule: 'range', detail: 'to must be after from (to is exclusive)' },
+        ]);
+        expect(received).toHaveLength(0);
+      },
+    );
 
     it('when a restore reply lacks the restored count, then 502', async () => {
       const response = await post(url('/archive/restore'), {

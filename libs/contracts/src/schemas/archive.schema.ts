@@ -1,4 +1,6 @@
+import type { FieldError } from '../errors';
 import { limits } from '../limits';
+import { parseDateTime } from '../timestamp';
 import { dateTimeSchema, deviceNameSchema } from './common';
 import { archiveStatusSchema } from './results.schema';
 
@@ -33,6 +35,22 @@ export const archiveRestoreRequestSchema = {
     device_name: deviceNameSchema,
   },
 } as const;
+
+/**
+ * A restore range must hold something: `from` before `to` (`to` is exclusive), compared as
+ * instants (offsets applied). A range that ends before it starts would restore nothing and say
+ * "0 items restored"; it is a 400 naming both fields instead.
+ */
+export function archiveRestoreRangeErrors(
+  request: { from: string; to: string },
+  prefix = '',
+): FieldError[] {
+  if (parseDateTime(request.from) < parseDateTime(request.to)) return [];
+  return [
+    { path: `${prefix}from`, rule: 'range', detail: 'from must be before to (to is exclusive)' },
+    { path: `${prefix}to`, rule: 'range', detail: 'to must be after from (to is exclusive)' },
+  ];
+}
 
 /** Payload of archive.command on `archive.rpc`: what the gateway asks the archive worker. */
 export const archiveCommandSchema = {
