@@ -16,6 +16,8 @@ import {
   createLocalMediaWriter,
   archiveConfigSpec,
   checkArchiveConfig,
+  defaultArchiveDir,
+  EMBEDDED_DATABASE_FILE,
   openArchiveStore,
   parseEncryptionKey,
 } from '@screenfleet/archive-worker';
@@ -103,7 +105,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
     })());
 
   try {
-    const databaseFile = path.join(dataDir, 'screenfleet.db');
+    const databaseFile = path.join(dataDir, EMBEDDED_DATABASE_FILE);
     // A short busy wait: the API is synchronous, so a lock held by another process (a second
     // start on this data directory, a sqlite3 shell) stalls the whole process while it lasts;
     // the ingest worker retries a busy store with backoff instead.
@@ -137,7 +139,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
 
     // A directory under the data directory unless ARCHIVE_DIR or ARCHIVE_STORE=s3 says otherwise.
     const archiveDir = path.resolve(
-      env.ARCHIVE_DIR ? archiveConfig.dir : path.join(dataDir, 'archive'),
+      env.ARCHIVE_DIR ? archiveConfig.dir : defaultArchiveDir(dataDir),
     );
     const archive = openArchiveStore({ ...archiveConfig, dir: archiveDir });
     stops.push({ name: 'close the archive store', run: () => archive.close() });

@@ -11,6 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { defaultArchiveDir } from '@screenfleet/archive-worker';
 import { startEmbedded } from './embedded';
 import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
 import { ensureOperatorKeys } from './operator-keys';
@@ -128,7 +129,7 @@ async function runDistributed(local: boolean): Promise<void> {
   // A filesystem archive under the data directory unless the environment names another store.
   startService('archive-worker', {
     ...shared,
-    ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? path.join(dataDir, 'archive'),
+    ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? defaultArchiveDir(dataDir),
   });
   startService('gateway', {
     ...shared,

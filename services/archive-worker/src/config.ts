@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { limits } from '@screenfleet/contracts';
 import { ConfigError, defineConfig, serviceConfigSpec, type Config } from '@screenfleet/runtime';
 
@@ -167,26 +168,11 @@ export function parseEncryptionKey(text: string | undefined): Buffer | undefined
   return key;
 }
 
-/** What `npm run archive:restore` reads: the stores and the key, no broker, no ops server. */
-export const restoreConfigSpec = defineConfig({
-  mongodbUrl: archiveConfigSpec.mongodbUrl,
-  database: archiveConfigSpec.database,
-  // Only for the state a restore reads when the archive never ran (stored as the worker would).
-  enabled: archiveConfigSpec.enabled,
-  retentionDays: archiveConfigSpec.retentionDays,
-  storageLimit: archiveConfigSpec.storageLimit,
-  mediaRoot: archiveConfigSpec.mediaRoot,
-  store: archiveConfigSpec.store,
-  dir: archiveConfigSpec.dir,
-  s3Endpoint: archiveConfigSpec.s3Endpoint,
-  s3Region: archiveConfigSpec.s3Region,
-  s3Bucket: archiveConfigSpec.s3Bucket,
-  s3Prefix: archiveConfigSpec.s3Prefix,
-  s3AccessKey: archiveConfigSpec.s3AccessKey,
-  s3SecretKey: archiveConfigSpec.s3SecretKey,
-  s3ForcePathStyle: archiveConfigSpec.s3ForcePathStyle,
-  encryptionKey: archiveConfigSpec.encryptionKey,
-});
+/** The embedded mode's SQLite file, in its data directory (DATA_DIR). */
+export const EMBEDDED_DATABASE_FILE = 'screenfleet.db';
+
+/** The archive directory when ARCHIVE_DIR is unset and a data directory is in use. */
+export const defaultArchiveDir = (dataDir: string) => path.join(dataDir, 'archive');
 
 /** Rules across variables, in the same one-error shape as loadConfig's. */
 export function checkArchiveConfig(

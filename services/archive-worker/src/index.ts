@@ -21,9 +21,12 @@ import { createArchiveMetrics } from './metrics';
 export {
   archiveConfigSpec,
   checkArchiveConfig,
+  defaultArchiveDir,
+  EMBEDDED_DATABASE_FILE,
   parseEncryptionKey,
   type ArchiveConfig,
 } from './config';
+export { archiveCliConfigSpec } from './entry/cli-stores';
 export {
   createArchiver,
   NotVerifiedError,

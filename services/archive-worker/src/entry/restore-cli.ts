@@ -1,19 +1,19 @@
 /**
  * `npm run archive:restore -- --from <ISO> --to <ISO> [--device NAME]`: puts archived items of
- * [from, to) back into the content store, verifying and decrypting every chunk first. Reads the
- * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY,
- * ARCHIVE_MEDIA_ROOT to put media files back).
+ * [from, to) back into the content store, verifying and decrypting every chunk first. Works in
+ * both modes (entry/cli-stores.ts): with MONGODB_URL on the distributed database, without it on
+ * the embedded mode's SQLite file under DATA_DIR. Reads ARCHIVE_STORE, S3_*,
+ * ARCHIVE_ENCRYPTION_KEY, ARCHIVE_MEDIA_ROOT (to put media files back) as the worker does.
  * Safe to repeat: items already in the content store are counted, not duplicated. Refused while
  * the archive is enabled (its next pass would archive the restored items again).
  */
 import { parseArgs } from 'node:util';
 import { initialArchiveState } from '@screenfleet/contracts';
 import { loadConfig, runMain } from '@screenfleet/runtime';
-import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfleet/storage';
-import { checkArchiveConfig, parseEncryptionKey, restoreConfigSpec } from '../config';
+import { checkArchiveConfig, parseEncryptionKey } from '../config';
 import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
 import { createLocalMediaWriter } from '../local-media-files';
-import { openArchiveStore } from '../open-stores';
+import { archiveCliConfigSpec, openCliStores } from './cli-stores';
 
 void runMain(
   async () => {
@@ -27,15 +27,12 @@ void runMain(
     const from = parseDate('--from', values.from);
     const to = parseDate('--to', values.to);
     if (from >= to) throw new Error('--from must be before --to');
-    const config = loadConfig(restoreConfigSpec);
+    const config = loadConfig(archiveCliConfigSpec);
     checkArchiveConfig(config);
     const encryptionKey = parseEncryptionKey(config.encryptionKey);
-    const state = createMongoArchiveStateStore({
-      url: config.mongodbUrl,
-      database: config.database,
-    });
+    const stores = openCliStores(config);
     try {
-      const current = await state.load(
+      const current = await stores.state.load(
         initialArchiveState(
           {
             enabled: config.enabled,
@@ -46,16 +43,10 @@ void runMain(
         ),
       );
       refuseRestoreWhileEnabled(current.settings);
-    } finally {
-      await state.close();
-    }
-    const content = createMongoContentStore({ url: config.mongodbUrl, database: config.database });
-    const archive = openArchiveStore(config);
-    try {
       const report = await restoreRange(
         {
-          archive,
-          content,
+          archive: stores.archive,
+          content: stores.content,
           ...(encryptionKey ? { encryptionKey } : {}),
           ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
         },
@@ -63,8 +54,7 @@ void runMain(
       );
       process.stdout.write(`${JSON.stringify(report)}\n`);
     } finally {
-      await archive.close();
-      await content.close();
+      await stores.close();
     }
   },
   { service: 'archive-restore' },
