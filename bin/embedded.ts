@@ -40,6 +40,7 @@ import {
 import {
   createLogger,
   createMetrics,
+  ensurePrivateDir,
   loadConfig,
   startOpsServer,
   type ConfigSpec,
@@ -89,6 +90,8 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
   checkArchiveConfig(archiveConfig);
   const log = logger ?? createLogger({ service: 'screenfleet', level: gatewayConfig.logLevel });
   const dataDir = path.resolve(gatewayConfig.dataDir);
+  // Before anything is written in it: the SQLite file holds every captured screen's text.
+  ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
   const registry = createMetrics();
   const stops: Array<{ name: string; run: () => Promise<void> }> = [];
   let stopped: Promise<void> | undefined;

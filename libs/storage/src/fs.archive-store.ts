@@ -3,6 +3,7 @@ import { createReadStream, type Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFoundError, StoreUnavailableError } from '@screenfleet/contracts';
+import { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@screenfleet/runtime';
 import { ChecksumMismatchError } from './archive-errors';
 import { checkArchiveKey, checkArchivePrefix, checkSha256 } from './archive-key';
 import type { ArchiveObject, ArchiveStore } from './archive-store';
@@ -66,9 +67,11 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
   }
 
   return {
+    // The archive holds every archived screen's text: its owner's only (0700, objects 0600).
     ensureReady: () =>
-      guarded('ensureReady', async () => {
-        await mkdir(root, { recursive: true });
+      guarded('ensureReady', () => {
+        ensurePrivateDir(root, 'archive directory (ARCHIVE_DIR)');
+        return Promise.resolve();
       }),
 
     put: (key, body, { sha256 }) =>
@@ -83,13 +86,13 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
         }
         await requireRoot();
         const dir = path.dirname(target);
-        const firstCreated = await mkdir(dir, { recursive: true });
+        const firstCreated = await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
         const temp = path.join(
           dir,
           `.${path.basename(target)}.${randomBytes(6).toString('hex')}.partial`,
         );
         try {
-          const file = await open(temp, 'wx');
+          const file = await open(temp, 'wx', PRIVATE_FILE_MODE);
           try {
             await file.writeFile(body);
             await file.sync();

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { StoreUnavailableError } from '@screenfleet/contracts';
+import { ensurePrivateFile, PRIVATE_DIR_MODE } from '@screenfleet/runtime';
 import Database from 'libsql';
 import { toStoreError } from './store-errors';
 
@@ -39,7 +40,8 @@ export function openSqliteDatabase(
   }
   let db: Database.Database;
   try {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: PRIVATE_DIR_MODE });
+    ensurePrivateFile(file); // 0600 before SQLite opens it: its -wal and -shm take that mode
     db = new Database(file);
   } catch (error) {
     // libsql reports a file it cannot open as a plain Error ("ConnectionFailed(...: 14)").
