@@ -1,5 +1,5 @@
 import type { ArchiveState } from '@screenfleet/contracts';
-import type { ArchiveStateStore } from './archive-state-store';
+import type { ArchiveLeaseName, ArchiveStateStore } from './archive-state-store';
 import {
   databaseFor,
   immediateTransaction,
@@ -17,7 +17,7 @@ export interface SqliteArchiveStateStoreOptions {
   file?: string;
   /** Holds the one state row. */
   table?: string;
-  /** Holds the one lease row. */
+  /** Holds the worker lease's row; the task lease's is in `<leaseTable>_task`. */
   leaseTable?: string;
 }
 
@@ -43,16 +43,23 @@ export function createSqliteArchiveStateStore(
   const { database, owned } = databaseFor(options, 'archive state store');
   const { db } = database;
   const states = tableName(options.table ?? 'archive_state', 'table');
-  const leases = tableName(options.leaseTable ?? 'archive_lease', 'leaseTable');
+  const leaseTable = options.leaseTable ?? 'archive_lease';
+  const leases: Record<ArchiveLeaseName, string> = {
+    worker: tableName(leaseTable, 'leaseTable'),
+    task: tableName(`${leaseTable}_task`, 'leaseTable'),
+  };
   const sql = statementCache(db);
 
-  const schema = `
-    CREATE TABLE IF NOT EXISTS ${states} (id TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS ${leases} (
+  const leaseSchema = (table: string) => `
+    CREATE TABLE IF NOT EXISTS ${table} (
       id INTEGER PRIMARY KEY CHECK (id = ${LEASE_ID}),
       holder TEXT,
       expires_at_ms INTEGER NOT NULL
     );`;
+  const schema = `
+    CREATE TABLE IF NOT EXISTS ${states} (id TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL);
+    ${leaseSchema(leases.worker)}
+    ${leaseSchema(leases.task)}`;
   let schemaReady = false;
 
   /** Runs `run` now (the API is synchronous), settling with its result or the port's error. */
@@ -81,14 +88,14 @@ export function createSqliteArchiveStateStore(
     ).run(STATE_ID, toJson(state));
   }
 
-  function currentLease(): LeaseRow | undefined {
-    return sql(`SELECT holder, expires_at_ms FROM ${leases} WHERE id = ?`).get(LEASE_ID) as
+  function currentLease(lease: ArchiveLeaseName): LeaseRow | undefined {
+    return sql(`SELECT holder, expires_at_ms FROM ${leases[lease]} WHERE id = ?`).get(LEASE_ID) as
       LeaseRow | undefined;
   }
 
-  function writeLease(holder: string | null, expiresAtMs: number): void {
+  function writeLease(lease: ArchiveLeaseName, holder: string | null, expiresAtMs: number): void {
     sql(
-      `INSERT INTO ${leases} (id, holder, expires_at_ms) VALUES (?, ?, ?)
+      `INSERT INTO ${leases[lease]} (id, holder, expires_at_ms) VALUES (?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, expires_at_ms = excluded.expires_at_ms`,
     ).run(LEASE_ID, holder, expiresAtMs);
   }
@@ -125,26 +132,33 @@ export function createSqliteArchiveStateStore(
         }),
       ),
 
-    acquireLease: (holder, ttlMs, now) =>
+    acquireLease: (holder, ttlMs, now, lease = 'worker') =>
       translated('acquireLease', () =>
         immediateTransaction(db, () => {
           // The compare-and-swap: free (never taken, released, or expired: expires_at before
           // now) or already ours -> ours until now + ttl; anyone else's -> refused.
-          const current = currentLease();
+          const current = currentLease(lease);
           const free = !current || current.holder === null || current.expires_at_ms < now.getTime();
           if (!free && current.holder !== holder) return false;
-          writeLease(holder, now.getTime() + ttlMs);
+          writeLease(lease, holder, now.getTime() + ttlMs);
           return true;
         }),
       ),
 
-    releaseLease: (holder) =>
+    releaseLease: (holder, lease = 'worker') =>
       translated('releaseLease', () =>
         immediateTransaction(db, () => {
-          if (currentLease()?.holder !== holder) return; // not ours (any more): nothing to give up
-          writeLease(null, 0);
+          // Not ours (any more): nothing to give up.
+          if (currentLease(lease)?.holder !== holder) return;
+          writeLease(lease, null, 0);
         }),
       ),
+
+    leaseHolder: (now, lease = 'worker') =>
+      translated('leaseHolder', () => {
+        const current = currentLease(lease);
+        return current && current.expires_at_ms >= now.getTime() ? current.holder : null;
+      }),
 
     close: () => {
       if (owned) database.close();

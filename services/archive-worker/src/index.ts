@@ -14,6 +14,7 @@ import { toArchiveStatus } from './domain/archive-status';
 import { createPendingCounter } from './domain/pending-counter';
 import type { MediaFiles, MediaWriter } from './domain/media-files';
 import { refuseRestoreWhileEnabled, restoreRange } from './domain/restore';
+import { taskHolder, withTaskLease } from './domain/archive-task';
 import { createArchiveLoop } from './entry/archive-loop';
 import { createArchiveRpcHandler } from './entry/archive.rpc';
 import { createArchiveMetrics } from './metrics';
@@ -176,19 +177,30 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         break;
       case 'restore': {
         refuseRestoreWhileEnabled((await commands.load()).settings);
-        const report = await restoreRange(
-          {
-            archive: deps.archive,
-            content: deps.content,
-            ...(deps.encryptionKey ? { encryptionKey: deps.encryptionKey } : {}),
-            ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
-          },
-          {
-            from: new Date(command.request.from),
-            to: new Date(command.request.to),
-            ...(command.request.device_name !== undefined
-              ? { device: command.request.device_name }
-              : {}),
+        const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
+        // Never beside a pass (it would delete what comes back), a rekey or another restore.
+        const report = await withTaskLease(
+          leases,
+          taskHolder('restore', deps.holderId),
+          async (task) => {
+            // Enabled meanwhile: checked again now that no pass can start.
+            refuseRestoreWhileEnabled((await commands.load()).settings);
+            return restoreRange(
+              {
+                archive: deps.archive,
+                content: deps.content,
+                ...(deps.encryptionKey ? { encryptionKey: deps.encryptionKey } : {}),
+                ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
+                stillHeld: task.stillHeld,
+              },
+              {
+                from: new Date(command.request.from),
+                to: new Date(command.request.to),
+                ...(command.request.device_name !== undefined
+                  ? { device: command.request.device_name }
+                  : {}),
+              },
+            );
           },
         );
         pending.invalidate();

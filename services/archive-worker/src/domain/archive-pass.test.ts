@@ -476,15 +476,18 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
     const { content, state, deps } = setup(structuredClone(docs));
     let held = true;
+    let chunks = 0;
     const b = new Date('2026-03-01T00:00:05Z');
     const a = createArchiver({
       ...deps,
       holdsLease: () => Promise.resolve(held),
-      mayContinue: () => Promise.resolve(held),
-      onStep: async (step) => {
-        if (step !== 'deleted') return;
-        held = false; // b takes over and starts uploading
-        await state.update({ uploading_since: b });
+      mayContinue: async () => {
+        chunks += 1;
+        if (chunks === 2) {
+          held = false; // b took over after the first chunk, and starts uploading
+          await state.update({ uploading_since: b });
+        }
+        return held;
       },
     });
 
@@ -492,6 +495,49 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     expect(content.items.size).toBe(3);
     expect(state.current()!.uploading_since).toEqual(b);
   });
+
+  it.each([
+    ['the chunk in hand', false],
+    ['a cleanup left by a crash (put back from the archived chunk)', true],
+  ])(
+    'when the lease is found lost once the delete of %s returned, then the items are put back (a restore may have put them back meanwhile) and the next holder archives them again',
+    async (_, crashed) => {
+      const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
+      const key = randomBytes(32);
+      const { content, state, deps } = setup(structuredClone(docs), { encryptionKey: key });
+      if (crashed) {
+        const dying = createArchiver({
+          ...deps,
+          onStep: (step) =>
+            step === 'recorded' ? Promise.reject(new Error('crash')) : Promise.resolve(),
+        });
+        expect((await dying.runPass()).outcome).toBe('failed');
+        expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
+      }
+      let held = true;
+      const a = createArchiver({
+        ...deps,
+        holdsLease: () => Promise.resolve(held),
+        onStep: (step) => {
+          if (step === 'deleted') held = false; // the delete call outlived the lease
+          return Promise.resolve();
+        },
+      });
+
+      expect((await a.runPass()).outcome).toBe('lease_lost');
+      expect(ids(content.items.values())).toEqual(ids(docs));
+      expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
+
+      expect((await createArchiver(deps).runPass()).outcome).toBe('done');
+      expect(content.items.size).toBe(0);
+      const restored = memoryContentStore();
+      await restoreRange(
+        { archive: deps.archive, content: restored, encryptionKey: key },
+        { from: old(0), to: now },
+      );
+      expect(ids(restored.items.values())).toEqual(ids(docs));
+    },
+  );
 
   it('when the lease is lost between recording a chunk and deleting its items, then nothing is deleted and the next holder finishes the cleanup', async () => {
     const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));

@@ -1,6 +1,7 @@
 import {
   AppError,
   initialArchiveState,
+  type ArchivedChunkCleanup,
   type ArchiveSettings,
   type ArchiveState,
 } from '@screenfleet/contracts';
@@ -11,7 +12,7 @@ import type {
   ContentStore,
 } from '@screenfleet/storage';
 import { withCommandFields, DAY_MS, type PassFields } from './archive-state';
-import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
+import { decodeChunk, encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
 import {
   buildManifest,
   chunkKeys,
@@ -21,8 +22,11 @@ import {
 import type { MediaCheck, MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
-  content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
-  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list'>;
+  content: Pick<
+    ContentStore,
+    'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
+  >;
+  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list' | 'get'>;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
@@ -64,7 +68,9 @@ export type PassOutcome =
   /** Stopped before the cutoff because mayContinue said so; nothing half done. */
   | 'interrupted'
   /** The lease was lost mid-chunk: the chunk was abandoned unrecorded, nothing deleted. */
-  | 'lease_lost';
+  | 'lease_lost'
+  /** Not run: a restore or a rekey held the archive (the task lease); the next tick tries again. */
+  | 'busy';
 
 export interface PassReport {
   outcome: PassOutcome;
@@ -125,27 +131,57 @@ export function createArchiver(deps: ArchiverDeps) {
     if (deps.holdsLease && !(await deps.holdsLease())) throw new LeaseLostError(before);
   }
 
-  async function finishCleanup(state: ArchiveState): Promise<ArchiveState> {
+  /**
+   * Deletes the recorded chunk's items (and then its media files) locally. The lease is renewed
+   * right before the delete, which leaves the window of the delete call itself: a call that
+   * stalls past the lease's TTL can land after another holder, or a restore, took over, and a
+   * restore may have put these items back meanwhile. So the lease is confirmed again once the
+   * call returned: lost, the items are put back (from `docs`, or from the archived chunk) for the
+   * next holder to archive again, which is harmless, where a restored item deleted is not.
+   */
+  async function finishCleanup(
+    state: ArchiveState,
+    docs?: readonly ContentDocument[],
+  ): Promise<ArchiveState> {
     const pending = state.cleanup_pending;
     if (!pending) return state;
     await ensureLease('deleting archived items');
     await deps.content.deleteByIds(pending.item_ids);
     await step('deleted');
-    await removeUnreferencedMedia(pending.media_paths);
+    const unreferenced = await unreferencedMedia(pending.media_paths);
+    if (deps.holdsLease && !(await deps.holdsLease())) {
+      await putBack(pending, docs);
+      throw new LeaseLostError('its delete of archived items returned (they are put back)');
+    }
+    await removeMedia(unreferenced);
     return record(state, { cleanup_pending: null });
   }
 
-  /**
-   * Many frames share one video file: it goes only once no stored item names it any more. A file
-   * that cannot be removed is reported and left (the items are archived already); only the
-   * content store's in-use query fails the pass.
-   */
-  async function removeUnreferencedMedia(paths: string[]): Promise<void> {
-    const media = deps.media;
-    if (!media || paths.length === 0) return;
+  async function putBack(pending: ArchivedChunkCleanup, docs?: readonly ContentDocument[]) {
+    const ids = new Set(pending.item_ids);
+    const archived =
+      docs ??
+      decodeChunk(await deps.archive.get(pending.chunk_key), deps.encryptionKey, {
+        name: pending.chunk_key,
+      });
+    await deps.content.insertItems(archived.filter((doc) => ids.has(doc._id)));
+  }
+
+  /** Many frames share one video file: it goes only once no stored item names it any more. */
+  async function unreferencedMedia(paths: string[]): Promise<string[]> {
+    if (!deps.media || paths.length === 0) return [];
     const inUse = await deps.content.filePathsInUse(paths);
+    return paths.filter((filePath) => !inUse.has(filePath));
+  }
+
+  /**
+   * A file that cannot be removed is reported and left (the items are archived already); only
+   * the content store's in-use query fails the pass.
+   */
+  async function removeMedia(paths: string[]): Promise<void> {
+    const media = deps.media;
+    if (!media) return;
     for (const filePath of paths) {
-      if (inUse.has(filePath)) continue;
       try {
         const check = await media.check(filePath);
         if (check.kind === 'inside') await media.remove(check.realPath);
@@ -293,7 +329,11 @@ export function createArchiver(deps: ArchiverDeps) {
     await step('recorded');
     deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
     for (const file of skipped) deps.observer?.mediaSkipped?.({ ...file, chunk_key: chunkKey });
-    return { state: await finishCleanup(recorded), limited: false, media: sealedMedia.length };
+    return {
+      state: await finishCleanup(recorded, docs),
+      limited: false,
+      media: sealedMedia.length,
+    };
   }
 
   async function runPass(options: { manual?: boolean } = {}): Promise<PassReport> {

@@ -10,6 +10,11 @@ export interface RestoreDeps {
   encryptionKey?: Buffer;
   /** Absent when no media root is configured: media files then stay in the archive. */
   media?: MediaWriter;
+  /**
+   * Asked before each chunk: false once the restore no longer holds the archive's task lease
+   * (another task may run now), which stops it with what it restored so far reported.
+   */
+  stillHeld?: () => boolean;
 }
 
 export interface RestoreRange {
@@ -63,6 +68,11 @@ export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Prom
     // Manifests are named by their chunk's first item: a later day cannot hold items in range.
     const day = manifestDay(object.key);
     if (day !== undefined && day > toDay) continue;
+    if (deps.stillHeld && !deps.stillHeld()) {
+      throw new ConflictError(
+        `the restore lost the archive's task lease (another task may run now; is the state store reachable?) after ${report.restored} items restored: run it again`,
+      );
+    }
     const manifest = parseManifest(
       object.key,
       openBytes(await deps.archive.get(object.key), deps.encryptionKey, { name: object.key }),

@@ -7,10 +7,12 @@
  * Safe to repeat: items already in the content store are counted, not duplicated. Refused while
  * the archive is enabled (its next pass would archive the restored items again).
  */
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { initialArchiveState } from '@screenfleet/contracts';
 import { loadConfig, runMain } from '@screenfleet/runtime';
 import { checkArchiveConfig, parseEncryptionKey } from '../config';
+import { taskHolder, withTaskLease } from '../domain/archive-task';
 import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
 import { createLocalMediaWriter } from '../local-media-files';
 import { archiveCliConfigSpec, openCliStores } from './cli-stores';
@@ -43,15 +45,23 @@ void runMain(
         ),
       );
       refuseRestoreWhileEnabled(current.settings);
-      const report = await restoreRange(
-        {
-          archive: stores.archive,
-          content: stores.content,
-          ...(encryptionKey ? { encryptionKey } : {}),
-          ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
-        },
-        { from, to, ...(values.device ? { device: values.device } : {}) },
-      );
+      const leases = { leases: stores.state, ttlMs: config.leaseTtl, now: () => new Date() };
+      // Never beside a pass of a running worker (it would delete what comes back), nor a rekey.
+      const holder = taskHolder('restore', `archive-restore@${hostname()}:${process.pid}`);
+      const report = await withTaskLease(leases, holder, async (task) => {
+        const latest = await stores.state.load(current);
+        refuseRestoreWhileEnabled(latest.settings);
+        return restoreRange(
+          {
+            archive: stores.archive,
+            content: stores.content,
+            ...(encryptionKey ? { encryptionKey } : {}),
+            ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
+            stillHeld: task.stillHeld,
+          },
+          { from, to, ...(values.device ? { device: values.device } : {}) },
+        );
+      });
       process.stdout.write(`${JSON.stringify(report)}\n`);
     } finally {
       await stores.close();
