@@ -11,6 +11,7 @@ import path from 'node:path';
 import { loadSigningKey, loadVerifyKey, topology } from '@screenfleet/contracts';
 import { createMemoryBus, type Bus } from '@screenfleet/bus';
 import {
+  archiveKeyring,
   createArchiveWorker,
   createLocalMediaFiles,
   createLocalMediaWriter,
@@ -19,7 +20,7 @@ import {
   defaultArchiveDir,
   EMBEDDED_DATABASE_FILE,
   openArchiveStore,
-  parseEncryptionKey,
+  parseEncryptionKeys,
 } from '@screenfleet/archive-worker';
 import {
   createGateway,
@@ -150,7 +151,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       archiveConfig.store === 's3'
         ? `s3 bucket ${archiveConfig.s3Bucket}/${archiveConfig.s3Prefix}`
         : archiveDir;
-    const encryptionKey = parseEncryptionKey(archiveConfig.encryptionKey);
+    const archiveKeys = parseEncryptionKeys(archiveConfig);
     const archiver = createArchiveWorker({
       bus,
       content,
@@ -162,7 +163,8 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
             mediaWriter: createLocalMediaWriter(archiveConfig.mediaRoot),
           }
         : {}),
-      ...(encryptionKey ? { encryptionKey } : {}),
+      keyring: archiveKeyring(archiveKeys),
+      allowUnreadable: archiveConfig.allowUnreadable,
       defaults: {
         enabled: archiveConfig.enabled,
         retention_days: archiveConfig.retentionDays,

@@ -89,6 +89,7 @@ export function describeArchiveStateStoreContract(
           uploading_since: at(4),
           run_requested_at: at(5),
           updated_at: at(3),
+          sealed_with: ['plain', '0123456789abcdef'],
         });
         await store.save(full);
 

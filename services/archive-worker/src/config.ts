@@ -118,12 +118,25 @@ export const archiveConfigSpec = defineConfig({
     optional: true,
     doc: 'Media files under this directory travel with their items; unset: media are left alone',
   },
+  encryptionKeys: {
+    env: 'ARCHIVE_ENCRYPTION_KEYS',
+    kind: 'list',
+    optional: true,
+    secret: true,
+    doc: 'AES-256-GCM keys, newest first, comma-separated (each 32 bytes: 64 hex digits or base64): the first seals new objects, every one opens the objects sealed with it; unset: objects are not encrypted (README: rotating keys)',
+  },
   encryptionKey: {
     env: 'ARCHIVE_ENCRYPTION_KEY',
     kind: 'string',
     optional: true,
     secret: true,
-    doc: '32-byte AES-256-GCM key (64 hex digits or base64); unset: objects are not encrypted',
+    doc: 'One key, as before key rotation: the same as ARCHIVE_ENCRYPTION_KEYS with one key (set one of the two)',
+  },
+  allowUnreadable: {
+    env: 'ARCHIVE_ALLOW_UNREADABLE',
+    kind: 'boolean',
+    default: false,
+    doc: 'Start although archived objects are sealed with keys none of the configured ones is (their items stay unrestorable and are reported); unset, such a start is refused naming them',
   },
   leaseTtl: {
     env: 'ARCHIVE_LEASE_TTL',
@@ -147,25 +160,56 @@ export const archiveConfigSpec = defineConfig({
 
 export type ArchiveConfig = Config<typeof archiveConfigSpec>;
 
-/** The key as bytes: 64 hex digits or base64 of exactly 32 bytes; a ConfigError otherwise. */
-export function parseEncryptionKey(text: string | undefined): Buffer | undefined {
-  if (text === undefined) return undefined;
+/**
+ * The configured keys as bytes, newest first: ARCHIVE_ENCRYPTION_KEYS, or the one
+ * ARCHIVE_ENCRYPTION_KEY (not both); each 64 hex digits or base64 of exactly 32 bytes. A
+ * ConfigError names what is wrong (never the key). The same key twice counts once.
+ */
+export function parseEncryptionKeys(
+  config: Pick<ArchiveConfig, 'encryptionKeys' | 'encryptionKey'>,
+): Buffer[] {
+  if (config.encryptionKeys !== undefined && config.encryptionKey !== undefined) {
+    throw new ConfigError([
+      {
+        env: 'ARCHIVE_ENCRYPTION_KEY',
+        value: '***',
+        rule: 'unset it when ARCHIVE_ENCRYPTION_KEYS is set (list it there)',
+      },
+    ]);
+  }
+  const [env, texts] =
+    config.encryptionKeys !== undefined
+      ? ['ARCHIVE_ENCRYPTION_KEYS', config.encryptionKeys]
+      : [
+          'ARCHIVE_ENCRYPTION_KEY',
+          config.encryptionKey === undefined ? [] : [config.encryptionKey],
+        ];
+  const keys: Buffer[] = [];
+  for (const [index, text] of texts.entries()) {
+    const key = parseKey(text);
+    if (!key) {
+      const which = texts.length > 1 ? ` (key ${index + 1} of ${texts.length})` : '';
+      throw new ConfigError([
+        {
+          env,
+          value: '***',
+          rule: `32 bytes each: 64 hex digits or base64 (openssl rand -hex 32)${which}`,
+        },
+      ]);
+    }
+    if (!keys.some((known) => known.equals(key))) keys.push(key);
+  }
+  return keys;
+}
+
+function parseKey(text: string): Buffer | undefined {
   const trimmed = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
     ? Buffer.from(trimmed, 'hex')
     : /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)
       ? Buffer.from(trimmed, 'base64')
       : undefined;
-  if (key?.length !== 32) {
-    throw new ConfigError([
-      {
-        env: 'ARCHIVE_ENCRYPTION_KEY',
-        value: '***',
-        rule: '32 bytes: 64 hex digits or base64 (openssl rand -hex 32)',
-      },
-    ]);
-  }
-  return key;
+  return key?.length === 32 ? key : undefined;
 }
 
 /** The embedded mode's SQLite file, in its data directory (DATA_DIR). */

@@ -1,4 +1,4 @@
-import { restoreRange } from '@screenfleet/archive-worker';
+import { archiveKeyring, openKeysFor, restoreRange } from '@screenfleet/archive-worker';
 import { isolatedBroker, mongoUrl, s3Settings } from '../../../test/services';
 import { startService, type ServiceProcess } from '../../../test/support/processes';
 import { allItems, archivedKeys, byId, item, openStores, waitUntil, type Stores } from './support';
@@ -87,7 +87,7 @@ describe('archive worker process killed with SIGKILL mid-pass', () => {
       {
         archive: s.archive,
         content: s.content,
-        encryptionKey: Buffer.from('ab'.repeat(32), 'hex'),
+        keys: openKeysFor(archiveKeyring([Buffer.from('ab'.repeat(32), 'hex')])),
       },
       { from: new Date(0), to: new Date(Date.now() - 7 * 86_400_000) },
     );

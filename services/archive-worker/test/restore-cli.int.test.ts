@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createArchiver } from '@screenfleet/archive-worker';
+import { archiveKeyring, createArchiver } from '@screenfleet/archive-worker';
 import {
   createFilesystemArchiveStore,
   createSqliteArchiveStateStore,
@@ -34,7 +34,7 @@ describe('npm run archive:restore', () => {
       state: s.state,
       chunkSize: 2,
       defaults: settings(),
-      encryptionKey: Buffer.from(key, 'hex'),
+      keyring: archiveKeyring([Buffer.from(key, 'hex')]),
     }).runPass();
     expect(await allItems(s.content)).toEqual([]);
     const env = {

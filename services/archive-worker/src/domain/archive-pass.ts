@@ -12,10 +12,18 @@ import type {
   ContentStore,
 } from '@screenfleet/storage';
 import { withCommandFields, DAY_MS, type PassFields } from './archive-state';
-import { decodeChunk, encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
+import {
+  decodeChunk,
+  encodeChunk,
+  PLAIN,
+  sealBytes,
+  type ArchiveKeyring,
+  type EncodedChunk,
+} from './chunk-codec';
 import {
   buildManifest,
   chunkKeys,
+  chunkSha256,
   type ManifestMedia,
   type ManifestSkippedMedia,
 } from './manifest';
@@ -30,8 +38,8 @@ export interface ArchiverDeps {
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
-  /** 32 bytes: AES-256-GCM for every object; absent for none. */
-  encryptionKey?: Buffer;
+  /** Its writer seals every object (AES-256-GCM); absent or without a writer: plain objects. */
+  keyring?: ArchiveKeyring;
   chunkSize: number;
   /** The settings an archive starts with (the environment's), before anyone changed them. */
   defaults: ArchiveSettings;
@@ -161,9 +169,12 @@ export function createArchiver(deps: ArchiverDeps) {
     const ids = new Set(pending.item_ids);
     const archived =
       docs ??
-      decodeChunk(await deps.archive.get(pending.chunk_key), deps.encryptionKey, {
-        name: pending.chunk_key,
-      });
+      decodeChunk(
+        await deps.archive.get(pending.chunk_key),
+        // Its key names the SHA-256 of its bytes: nothing else is accepted, plain or not.
+        { readers: deps.keyring?.readers ?? [], acceptPlain: true },
+        { name: pending.chunk_key, sha256: chunkSha256(pending.chunk_key) },
+      );
     await deps.content.insertItems(archived.filter((doc) => ids.has(doc._id)));
   }
 
@@ -232,7 +243,7 @@ export function createArchiver(deps: ArchiverDeps) {
         skipped.push({ file_path: file.filePath, reason: 'refused', detail: describe(error) });
         continue;
       }
-      const sealed = sealBytes(bytes, deps.encryptionKey);
+      const sealed = sealBytes(bytes, deps.keyring?.writer);
       const key = mediaKey(index, file.filePath, sealed.sha256);
       sealedMedia.push({
         sealed,
@@ -269,7 +280,7 @@ export function createArchiver(deps: ArchiverDeps) {
     const { found, skipped } = await collectMedia(docs);
     mediaPending = found.length;
     const sealedMedia = await sealMedia(found, skipped, keys.media);
-    const chunk = encodeChunk(docs, deps.encryptionKey);
+    const chunk = encodeChunk(docs, deps.keyring?.writer);
     const chunkKey = keys.chunk(chunk.sha256);
     const manifest = buildManifest(
       docs,
@@ -278,7 +289,7 @@ export function createArchiver(deps: ArchiverDeps) {
       now(),
       skipped,
     );
-    const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.encryptionKey);
+    const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.keyring?.writer);
     const uploads = [
       ...sealedMedia.map((m) => ({ key: m.entry.key, sealed: m.sealed })),
       { key: chunkKey, sealed: chunk },
@@ -298,6 +309,11 @@ export function createArchiver(deps: ArchiverDeps) {
       };
     }
 
+    // Recorded before an object is sealed with it, so a start can tell a key is missing.
+    const seal = deps.keyring?.writer?.id ?? PLAIN;
+    if (state.sealed_with && !state.sealed_with.includes(seal)) {
+      state = await record(state, { sealed_with: [...state.sealed_with, seal] });
+    }
     // Media and chunk before the manifest: a manifest never names an object that is not there.
     for (const { key, sealed } of uploads) await putVerified(key, sealed);
     await step('uploaded');

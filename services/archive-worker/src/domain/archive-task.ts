@@ -36,7 +36,7 @@ export async function archiveBusy(deps: TaskLeaseDeps): Promise<ConflictError> {
   const [task, ...by] = (holder ?? '').split(' ');
   const what = described[task as ArchiveTask] ?? 'another task';
   return new ConflictError(
-    `the archive is busy with ${what} (${by.join(' ') || 'ended just now'}); try again once it has ended ` +
+    `the archive is busy with ${what}${by.length > 0 ? ` (${by.join(' ')})` : ''}; try again once it has ended ` +
       '(a pass stops before its next chunk once the archive is disabled; a task whose process died ' +
       'holds the archive until its lease expires, ARCHIVE_LEASE_TTL)',
   );
@@ -48,17 +48,31 @@ export interface HeldTask {
 }
 
 /**
- * Runs `work` holding the task lease as `holder`: refused with a ConflictError naming what runs
- * when another holds it. The lease is renewed every ttl/3 while the work runs (a renewal that
- * finds it taken marks it lost: the work should stop at its next step) and given up afterwards.
+ * How long a restore or a rekey waits for the task lease before it is refused: long enough for
+ * what holds it briefly (a worker's reconcile on taking the lease, the end of a chunk), short
+ * enough to answer well within the gateway's restore timeout.
+ */
+export const TASK_WAIT_MS = 5000;
+const RETRY_MS = 250;
+
+/**
+ * Runs `work` holding the task lease as `holder`, once it is free (waiting up to `waitMs`):
+ * refused with a ConflictError naming what runs when another still holds it. The lease is
+ * renewed every ttl/3 while the work runs (a renewal that finds it taken marks it lost: the
+ * work should stop at its next step) and given up afterwards.
  */
 export async function withTaskLease<T>(
   deps: TaskLeaseDeps,
   holder: string,
   work: (task: HeldTask) => Promise<T>,
+  waitMs = TASK_WAIT_MS,
 ): Promise<T> {
   const { leases, ttlMs, now } = deps;
-  if (!(await leases.acquireLease(holder, ttlMs, now(), 'task'))) throw await archiveBusy(deps);
+  const giveUpAt = Date.now() + waitMs;
+  while (!(await leases.acquireLease(holder, ttlMs, now(), 'task'))) {
+    if (Date.now() >= giveUpAt) throw await archiveBusy(deps);
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
   let held = true;
   // A failed renewal (the store unreachable) is not a loss yet: the next one may still be in time.
   const renewal = setInterval(

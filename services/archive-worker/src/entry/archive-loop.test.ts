@@ -22,7 +22,7 @@ describe('archive loop', () => {
       },
     } as unknown as Archiver;
     const commands = {
-      load: () => Promise.resolve({ run_requested_at: null }),
+      load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
     } as unknown as ArchiveCommands;
     const loop = createArchiveLoop({
       archiver,
@@ -75,7 +75,7 @@ describe('archive loop', () => {
     const loop = createArchiveLoop({
       archiver,
       commands: {
-        load: () => Promise.resolve({ run_requested_at: null }),
+        load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
       } as unknown as ArchiveCommands,
       leases: memoryStateStore(),
       holderId: 'a',

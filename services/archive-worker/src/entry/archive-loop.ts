@@ -119,6 +119,12 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     return report;
   }
 
+  /** What a pass of a disabled archive reports, without running (or holding the archive). */
+  function disabledPass(): PassReport {
+    metrics.passes.inc({ outcome: 'disabled' });
+    return { outcome: 'disabled', chunks: 0, items: 0, mediaFiles: 0, failures: 0 };
+  }
+
   /**
    * On taking the lease: storage_used from what the store holds. Until it succeeds no pass runs
    * (the storage limit is judged by it), and it is tried again at every tick.
@@ -150,7 +156,8 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
       lastRunSeen = Math.max(lastRunSeen, requested);
       if (!manual && now().getTime() < nextPassAt) return;
       runAsked = false;
-      const report = await pass(manual);
+      // Disabled: nothing to do, and no reason to hold the archive a restore may want.
+      const report = state.settings.enabled ? await pass(manual) : disabledPass();
       // Busy: the next tick (lease_ttl/3 later, not at once) tries again.
       manualWaiting = report.outcome === 'busy' && manual;
       if (report.outcome === 'busy') return;

@@ -49,6 +49,7 @@ export const archiveCliConfigSpec = defineConfig({
   s3AccessKey: archiveConfigSpec.s3AccessKey,
   s3SecretKey: archiveConfigSpec.s3SecretKey,
   s3ForcePathStyle: archiveConfigSpec.s3ForcePathStyle,
+  encryptionKeys: archiveConfigSpec.encryptionKeys,
   encryptionKey: archiveConfigSpec.encryptionKey,
   leaseTtl: archiveConfigSpec.leaseTtl,
 });

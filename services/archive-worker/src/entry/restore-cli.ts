@@ -3,7 +3,9 @@
  * [from, to) back into the content store, verifying and decrypting every chunk first. Works in
  * both modes (entry/cli-stores.ts): with MONGODB_URL on the distributed database, without it on
  * the embedded mode's SQLite file under DATA_DIR. Reads ARCHIVE_STORE, S3_*,
- * ARCHIVE_ENCRYPTION_KEY, ARCHIVE_MEDIA_ROOT (to put media files back) as the worker does.
+ * ARCHIVE_ENCRYPTION_KEYS, ARCHIVE_MEDIA_ROOT (to put media files back) as the worker does.
+ * Objects it cannot read (a key not configured, damage) are listed in its report and in the
+ * archive's last_error; every other item is restored. Exits 1 when there were any.
  * Safe to repeat: items already in the content store are counted, not duplicated. Refused while
  * the archive is enabled (its next pass would archive the restored items again).
  */
@@ -11,9 +13,11 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { initialArchiveState } from '@screenfleet/contracts';
 import { loadConfig, runMain } from '@screenfleet/runtime';
-import { checkArchiveConfig, parseEncryptionKey } from '../config';
+import { checkArchiveConfig, parseEncryptionKeys } from '../config';
+import { openKeysFor } from '../domain/archive-keys';
+import { archiveKeyring } from '../domain/chunk-codec';
 import { taskHolder, withTaskLease } from '../domain/archive-task';
-import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
+import { refuseRestoreWhileEnabled, restoreLastError, restoreRange } from '../domain/restore';
 import { createLocalMediaWriter } from '../local-media-files';
 import { archiveCliConfigSpec, openCliStores } from './cli-stores';
 
@@ -31,7 +35,7 @@ void runMain(
     if (from >= to) throw new Error('--from must be before --to');
     const config = loadConfig(archiveCliConfigSpec);
     checkArchiveConfig(config);
-    const encryptionKey = parseEncryptionKey(config.encryptionKey);
+    const keyring = archiveKeyring(parseEncryptionKeys(config));
     const stores = openCliStores(config);
     try {
       const current = await stores.state.load(
@@ -51,18 +55,24 @@ void runMain(
       const report = await withTaskLease(leases, holder, async (task) => {
         const latest = await stores.state.load(current);
         refuseRestoreWhileEnabled(latest.settings);
-        return restoreRange(
+        const range = { from, to, ...(values.device ? { device: values.device } : {}) };
+        const restored = await restoreRange(
           {
             archive: stores.archive,
             content: stores.content,
-            ...(encryptionKey ? { encryptionKey } : {}),
+            keys: openKeysFor(keyring, latest),
             ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
             stillHeld: task.stillHeld,
           },
-          { from, to, ...(values.device ? { device: values.device } : {}) },
+          range,
         );
+        const lastError = restoreLastError(range, restored);
+        if (lastError) await stores.state.update({ last_error: lastError, updated_at: new Date() });
+        return restored;
       });
       process.stdout.write(`${JSON.stringify(report)}\n`);
+      // Every readable item is back; the exit code says some were not.
+      if (report.unreadable.length > 0) process.exitCode = 1;
     } finally {
       await stores.close();
     }
