@@ -168,8 +168,45 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
         // Emptied directories stay: removing them would race a concurrent put into the same one.
       }),
 
+    removeUnfinished: () =>
+      guarded('removeUnfinished', async () => {
+        await requireRoot();
+        return removeTempFiles(root);
+      }),
+
     close: () => Promise.resolve(),
   };
+}
+
+/** The temp file a put writes beside its target, named as put names it (never a valid key). */
+const TEMP_FILE = /^\..+\.[0-9a-f]{12}\.partial$/;
+
+/** Removes every temp file below `dir` (puts killed before their rename); their count and bytes. */
+async function removeTempFiles(dir: string): Promise<{ count: number; bytes: number }> {
+  const removed = { count: 0, bytes: 0 };
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return removed; // removed meanwhile
+    throw error;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const below = await removeTempFiles(full);
+      removed.count += below.count;
+      removed.bytes += below.bytes;
+    } else if (entry.isFile() && TEMP_FILE.test(entry.name)) {
+      const { size } = await stat(full);
+      await unlink(full).catch((error: unknown) => {
+        if (!isMissing(error)) throw error;
+      });
+      removed.count += 1;
+      removed.bytes += size;
+    }
+  }
+  return removed;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,6 +65,28 @@ describe('filesystem archive store', () => {
     await putObject(store, 'chunks/a', Buffer.from('one'));
 
     expect(readdirSync(path.join(root, 'chunks'))).toEqual(['a']);
+  });
+
+  it('when writes were killed mid-file (their hidden temp files left), then removeUnfinished removes them, their bytes counted, and keeps every object', async () => {
+    const root = path.join(parent, 'archive');
+    const store = createFilesystemArchiveStore({ root });
+    await store.ensureReady();
+    await putObject(store, 'chunks/2026/01/01/a.sfa', Buffer.from('kept'));
+    // What a put killed before its rename leaves: the temp file beside its target.
+    writeFileSync(path.join(root, 'chunks/2026/01/01/.b.sfa.0a1b2c3d4e5f.partial'), 'half');
+    mkdirSync(path.join(root, 'media/2026/01/01/x'), { recursive: true });
+    writeFileSync(
+      path.join(root, 'media/2026/01/01/x/.0-c.mp4.sfa.00aa11bb22cc.partial'),
+      Buffer.alloc(1_000_000),
+    );
+    writeFileSync(path.join(root, '.not-ours'), 'left alone'); // not a temp file of the store
+
+    expect(await store.removeUnfinished()).toEqual({ count: 2, bytes: 1_000_004 });
+
+    expect(readdirSync(path.join(root, 'chunks/2026/01/01'))).toEqual(['a.sfa']);
+    expect(readdirSync(path.join(root, 'media/2026/01/01/x'))).toEqual([]);
+    expect(readdirSync(root).sort()).toEqual(['.not-ours', 'chunks', 'media']);
+    expect(await store.removeUnfinished()).toEqual({ count: 0, bytes: 0 });
   });
 
   describe('data at rest is its owner’s only', () => {

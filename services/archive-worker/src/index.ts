@@ -68,7 +68,10 @@ export interface ArchiveWorkerDeps {
     ContentStore,
     'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
   >;
-  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list' | 'get' | 'ensureReady'>;
+  archive: Pick<
+    ArchiveStore,
+    'put' | 'verify' | 'size' | 'list' | 'get' | 'delete' | 'removeUnfinished' | 'ensureReady'
+  >;
   state: ArchiveStateStore;
   media?: MediaFiles;
   /** Puts media files back on restore; absent: they stay in the archive. */

@@ -118,6 +118,7 @@ export function memoryArchiveStore() {
       objects.delete(key);
       return Promise.resolve();
     },
+    removeUnfinished: () => Promise.resolve({ count: 0, bytes: 0 }),
     close: () => Promise.resolve(),
   };
   return store;

@@ -207,7 +207,7 @@ describe('archive pass', () => {
       if (crashAt === 'uploaded') expect(content.items.size).toBe(7); // nothing deleted unverified
 
       const next = createArchiver(deps);
-      await next.reconcileStorageUsed(); // as the loop does when it takes the lease
+      await next.takeOver(); // as the loop does when it takes the lease
       const report = await next.runPass();
 
       expect(report.outcome).toBe('done');
@@ -227,7 +227,7 @@ describe('archive pass', () => {
     },
   );
 
-  it('when an encrypted chunk was uploaded but not recorded, then the re-upload leaves a copy beside it and storage_used counts both once', async () => {
+  it('when an encrypted chunk was uploaded but not recorded, then the re-upload (a fresh IV: other bytes, another key) removes the copy its manifest named, and storage_used is what is stored', async () => {
     const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
     const { content, archive, state, deps } = setup(docs, {
       keyring: archiveKeyring([randomBytes(32)]),
@@ -245,12 +245,12 @@ describe('archive pass', () => {
     await waitFor(() => crashed);
 
     const next = createArchiver(deps);
-    await next.reconcileStorageUsed();
+    await next.takeOver();
     await next.runPass();
 
     expect(content.items.size).toBe(0);
     const keys = [...archive.objects.keys()];
-    expect(keys.filter((k) => k.startsWith('chunks/'))).toHaveLength(3); // a fresh IV: a copy
+    expect(keys.filter((k) => k.startsWith('chunks/'))).toHaveLength(2);
     expect(keys.filter((k) => k.startsWith('manifests/'))).toHaveLength(2); // overwritten
     expect(state.current()!.storage_used).toBe(storedBytes(archive));
   });
@@ -689,7 +689,7 @@ describe('storage_used reconciled with the store', () => {
     await state.update({ storage_used: state.current()!.storage_used * 2 });
     const stored = [...archive.objects.values()].reduce((n, body) => n + body.length, 0);
 
-    const result = await archiver.reconcileStorageUsed();
+    const result = await archiver.takeOver();
 
     expect(result.after).toBe(stored);
     expect(state.current()!.storage_used).toBe(stored);

@@ -12,9 +12,12 @@ import type {
   ContentStore,
 } from '@screenfleet/storage';
 import { withCommandFields, DAY_MS, type PassFields } from './archive-state';
+import { openKeysFor } from './archive-keys';
 import {
+  ArchiveObjectCorruptError,
   decodeChunk,
   encodeChunk,
+  openBytes,
   PLAIN,
   sealBytes,
   type ArchiveKeyring,
@@ -24,9 +27,11 @@ import {
   buildManifest,
   chunkKeys,
   chunkSha256,
+  type ManifestEntry,
   type ManifestMedia,
   type ManifestSkippedMedia,
 } from './manifest';
+import { sweepArchive, type SweepReport } from './sweep';
 import type { MediaCheck, MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
@@ -34,7 +39,10 @@ export interface ArchiverDeps {
     ContentStore,
     'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
   >;
-  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list' | 'get'>;
+  archive: Pick<
+    ArchiveStore,
+    'put' | 'verify' | 'size' | 'list' | 'get' | 'delete' | 'removeUnfinished'
+  >;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
@@ -253,6 +261,50 @@ export function createArchiver(deps: ArchiverDeps) {
     return sealedMedia;
   }
 
+  /**
+   * The objects an earlier upload of these same items named (its manifest is at the same key),
+   * which this one replaces: an upload that died before it was recorded, or items archived
+   * again after a restore. Encrypted, or with other media, their keys differ from this upload's,
+   * and nothing names them once the new manifest is written. A manifest that cannot be read
+   * replaces nothing (the sweep at the next takeover looks again).
+   */
+  async function replacedObjects(
+    state: ArchiveState,
+    manifestKey: string,
+    uploads: Array<{ key: string }>,
+  ): Promise<Array<{ key: string; size: number }>> {
+    if ((await deps.archive.size(manifestKey)) === null) return [];
+    try {
+      const body = await deps.archive.get(manifestKey);
+      const opened = openBytes(body, openKeysFor(deps.keyring, state), { name: manifestKey });
+      const earlier = JSON.parse(opened.toString('utf8')) as ManifestEntry;
+      const kept = new Set(uploads.map((upload) => upload.key));
+      return [
+        { key: earlier.chunk_key, size: earlier.size },
+        ...earlier.media.map((media) => ({ key: media.key, size: media.size })),
+      ].filter((object) => !kept.has(object.key));
+    } catch (error) {
+      if (error instanceof ArchiveObjectCorruptError || error instanceof SyntaxError) return [];
+      throw error;
+    }
+  }
+
+  /** Deletes what the new manifest replaced, and takes their bytes off storage_used. */
+  async function removeReplaced(
+    state: ArchiveState,
+    replaced: Array<{ key: string; size: number }>,
+  ): Promise<ArchiveState> {
+    if (replaced.length === 0) return state;
+    let freed = 0;
+    for (const object of replaced) {
+      const size = await deps.archive.size(object.key);
+      if (size === null) continue;
+      await deps.archive.delete(object.key);
+      freed += size;
+    }
+    return freed === 0 ? state : record(state, { storage_used: state.storage_used - freed });
+  }
+
   async function putVerified(key: string, sealed: EncodedChunk): Promise<void> {
     await deps.archive.put(key, sealed.body, { sha256: sealed.sha256 });
     if (!(await deps.archive.verify(key, sealed.sha256))) throw new NotVerifiedError(key);
@@ -296,6 +348,7 @@ export function createArchiver(deps: ArchiverDeps) {
       { key: keys.manifest, sealed: sealedManifest },
     ];
     const bytes = await addedBytes(uploads);
+    const replaced = await replacedObjects(state, keys.manifest, uploads);
 
     const limit = state.settings.storage_limit;
     if (state.storage_used + bytes > limit) {
@@ -315,7 +368,12 @@ export function createArchiver(deps: ArchiverDeps) {
       state = await record(state, { sealed_with: [...state.sealed_with, seal] });
     }
     // Media and chunk before the manifest: a manifest never names an object that is not there.
+    const manifestUpload = uploads.pop()!;
     for (const { key, sealed } of uploads) await putVerified(key, sealed);
+    // A worker that lost its lease must not replace the holder's manifest (naming a copy the
+    // holder's sweep may remove): confirmed right before.
+    await ensureLease('writing a manifest');
+    await putVerified(manifestUpload.key, manifestUpload.sealed);
     await step('uploaded');
 
     const last = docs[docs.length - 1]!;
@@ -345,11 +403,8 @@ export function createArchiver(deps: ArchiverDeps) {
     await step('recorded');
     deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
     for (const file of skipped) deps.observer?.mediaSkipped?.({ ...file, chunk_key: chunkKey });
-    return {
-      state: await finishCleanup(recorded, docs),
-      limited: false,
-      media: sealedMedia.length,
-    };
+    const cleaned = await removeReplaced(await finishCleanup(recorded, docs), replaced);
+    return { state: cleaned, limited: false, media: sealedMedia.length };
   }
 
   async function runPass(options: { manual?: boolean } = {}): Promise<PassReport> {
@@ -421,19 +476,23 @@ export function createArchiver(deps: ArchiverDeps) {
     /** Media files of the chunk in hand not uploaded yet. */
     mediaFilesPending: () => mediaPending,
     /**
-     * Sets storage_used to the bytes the archive store really holds (the sum of its objects'
-     * sizes): what this worker did not write or count (a crashed or late worker's unreferenced
-     * copies, a double count) stops skewing the storage limit. Called by the loop when it takes
-     * the lease, before its first pass; the whole listing, so once per takeover only.
+     * What a worker does when it takes the lease, before its first pass (holding the task lease):
+     * sweeps what crashes left (sweepArchive: chunk and media copies no manifest names, temp
+     * files of killed writes), then sets storage_used to the bytes the store holds, so that what
+     * no one counted or removed (a crashed or late worker's copies, a double count) stops
+     * skewing the storage limit. One listing of the whole store, so once per takeover only.
      */
-    async reconcileStorageUsed(): Promise<{ before: number; after: number }> {
-      let bytes = 0;
-      for await (const object of deps.archive.list('')) bytes += object.size;
+    async takeOver(): Promise<{ before: number; after: number; sweep: SweepReport }> {
       const state = await deps.state.load(initialArchiveState(deps.defaults, now()));
-      if (state.storage_used !== bytes) {
-        await deps.state.update({ storage_used: bytes, updated_at: now() });
+      const sweep = await sweepArchive({
+        archive: deps.archive,
+        keys: openKeysFor(deps.keyring, state),
+      });
+      const after = sweep.storedBytes;
+      if (state.storage_used !== after) {
+        await deps.state.update({ storage_used: after, updated_at: now() });
       }
-      return { before: state.storage_used, after: bytes };
+      return { before: state.storage_used, after, sweep };
     },
     /** Items still to archive: everything before the cutoff that is in the content store. */
     async pendingCount(settings: ArchiveSettings): Promise<number> {

@@ -68,6 +68,23 @@ export function chunkKeys(docs: readonly ContentDocument[]) {
   };
 }
 
+/**
+ * Which object of which chunk a key is, from its name as chunkKeys made it: the item set's name
+ * (day, times and id hash, the same for a chunk, its manifest and its media files), and for
+ * media the file's index in the chunk. Undefined for a key of another form.
+ */
+export function objectOfChunk(
+  key: string,
+): { kind: 'chunk' | 'manifest' | 'media'; itemSet: string; index?: number } | undefined {
+  const chunk = /^chunks\/(.+)-[0-9a-f]{64}\.jsonl\.gz\.sfa$/.exec(key);
+  if (chunk) return { kind: 'chunk', itemSet: chunk[1]! };
+  const manifest = /^manifests\/(.+)\.json\.sfa$/.exec(key);
+  if (manifest) return { kind: 'manifest', itemSet: manifest[1]! };
+  const media = /^media\/(.+)\/(\d+)-[0-9a-f]{64}-[^/]*\.sfa$/.exec(key);
+  if (media) return { kind: 'media', itemSet: media[1]!, index: Number(media[2]) };
+  return undefined;
+}
+
 /** The SHA-256 a chunk's key names (of its stored bytes), as chunkKeys wrote it. */
 export function chunkSha256(key: string): string | undefined {
   return /-([0-9a-f]{64})\.jsonl\.gz\.sfa$/.exec(key)?.[1];

@@ -14,7 +14,17 @@ describe('archive loop', () => {
     let passes = 0;
     const done: PassReport = { outcome: 'done', chunks: 1, items: 1, mediaFiles: 0, failures: 0 };
     const archiver = {
-      reconcileStorageUsed: () => Promise.resolve({ before: 0, after: 0 }),
+      takeOver: () =>
+        Promise.resolve({
+          before: 0,
+          after: 0,
+          sweep: {
+            orphans: { count: 0, bytes: 0 },
+            unfinished: { count: 0, bytes: 0 },
+            kept: [],
+            storedBytes: 0,
+          },
+        }),
       async runPass() {
         passes += 1;
         await sleep(4 * ttl); // one slow chunk: longer than the lease
@@ -55,10 +65,19 @@ describe('archive loop', () => {
     let reconciles = 0;
     let passes = 0;
     const archiver = {
-      reconcileStorageUsed() {
+      takeOver() {
         reconciles += 1;
         return listingWorks
-          ? Promise.resolve({ before: 0, after: 0 })
+          ? Promise.resolve({
+              before: 0,
+              after: 0,
+              sweep: {
+                orphans: { count: 0, bytes: 0 },
+                unfinished: { count: 0, bytes: 0 },
+                kept: [],
+                storedBytes: 0,
+              },
+            })
           : Promise.reject(new Error('archive store unavailable'));
       },
       runPass() {

@@ -126,17 +126,25 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
   }
 
   /**
-   * On taking the lease: storage_used from what the store holds. Until it succeeds no pass runs
-   * (the storage limit is judged by it), and it is tried again at every tick.
+   * On taking the lease: the sweep of crash leftovers, and storage_used from what the store
+   * holds. Until it succeeds no pass runs (the storage limit is judged by it), and it is tried
+   * again at every tick.
    */
   async function reconcile(): Promise<boolean> {
     try {
-      const result = await asTask(() => archiver.reconcileStorageUsed());
+      const result = await asTask(() => archiver.takeOver());
       if (!result) {
         metrics.passes.inc({ outcome: 'busy' }); // no pass before it
         return false;
       }
-      const { before, after } = result;
+      const { before, after, sweep } = result;
+      if (sweep.orphans.count > 0 || sweep.unfinished.count > 0) {
+        logger.info(
+          { orphans: sweep.orphans, unfinished: sweep.unfinished },
+          'archive sweep: removed what crashes left',
+        );
+      }
+      for (const kept of sweep.kept) logger.warn(kept, 'archive sweep: item set left as it is');
       if (before !== after) logger.info({ before, after }, 'archive storage_used reconciled');
       return true;
     } catch (error) {
