@@ -7,13 +7,14 @@ import path from 'node:path';
 import { renderConfigMarkdown } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from '@screenfleet/gateway';
 import { ingestConfigSpec } from '@screenfleet/ingest-worker';
-import { archiveConfigSpec } from '@screenfleet/archive-worker';
+import { archiveCliConfigSpec, archiveConfigSpec } from '@screenfleet/archive-worker';
 import { agentConfigSpec } from '@screenfleet/operator-agent';
 
 const sections = [
   ['gateway', gatewayConfigSpec],
   ['ingest-worker', ingestConfigSpec],
   ['archive-worker', archiveConfigSpec],
+  ['archive commands (npm run archive:restore, archive:rekey)', archiveCliConfigSpec],
   ['operator-agent', agentConfigSpec],
 ] as const;
 

@@ -56,7 +56,7 @@ export const archiveConfigSpec = defineConfig({
     env: 'ARCHIVE_DIR',
     kind: 'string',
     default: 'data/archive',
-    doc: 'Directory of the fs archive store',
+    doc: 'Directory of the fs archive store (created 0700, objects 0600; a start refuses one open to other users)',
   },
   s3Endpoint: {
     env: 'S3_ENDPOINT',
@@ -123,7 +123,7 @@ export const archiveConfigSpec = defineConfig({
     kind: 'list',
     optional: true,
     secret: true,
-    doc: 'AES-256-GCM keys, newest first, comma-separated (each 32 bytes: 64 hex digits or base64): the first seals new objects, every one opens the objects sealed with it; unset: objects are not encrypted (README: rotating keys)',
+    doc: 'AES-256-GCM keys, newest first, comma-separated (each 32 bytes: 64 hex digits or base64): the first seals new objects, every one opens the objects sealed with it; unset: objects are not encrypted (README: Archive keys)',
   },
   encryptionKey: {
     env: 'ARCHIVE_ENCRYPTION_KEY',

@@ -292,7 +292,14 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       );
       loop.start();
       logger.info(
-        { holderId: deps.holderId, intervalMs: deps.intervalMs, chunkSize: deps.chunkSize },
+        {
+          holderId: deps.holderId,
+          intervalMs: deps.intervalMs,
+          chunkSize: deps.chunkSize,
+          // Ids, not keys: what an operator matches with the ids errors and objects name.
+          sealsWith: deps.keyring?.writer?.id ?? 'plain',
+          opensWith: deps.keyring?.readers.map((reader) => reader.id) ?? [],
+        },
         'archive worker started',
       );
     },

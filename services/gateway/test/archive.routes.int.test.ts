@@ -356,6 +356,39 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       expect(received.map((r) => r.payload)).toEqual([{ action: 'restore', request }]);
     });
 
+    it('when the worker restored some items but could not read some objects, then 200 names them, counts them, and the message says so', async () => {
+      const unreadable = [
+        {
+          key: 'manifests/2026/10/01/20261001T000000000Z-20261001T010000000Z-0123456789abcdef.json.sfa',
+          reason: 'sealed with key 3fa2c1d09e8b7a65, which is not among ARCHIVE_ENCRYPTION_KEYS',
+        },
+      ];
+      behaviour = () => ({
+        outcome: 'ok',
+        status,
+        restored: 40,
+        unreadable,
+        unreadable_count: 3,
+      });
+
+      const response = await post(url('/archive/restore'), {
+        from: '2026-10-01T00:00:00Z',
+        to: '2026-10-02T00:00:00Z',
+      });
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        success: true,
+        message:
+          'archive restore finished: 40 items restored; 3 archived objects could not be read, their items are not restored (see unreadable)',
+        restored: 40,
+        unreadable,
+        unreadable_count: 3,
+        status,
+      });
+      expect(validators.archiveActionResult.check(structuredClone(response.body))).toEqual([]);
+    });
+
     it.each([
       [{ from: '2026-10-01T00:00:00Z' }, 'to', 'required'],
       [{ from: 'yesterday', to: '2026-10-02T00:00:00Z' }, 'from', 'format'],

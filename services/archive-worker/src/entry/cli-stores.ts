@@ -22,7 +22,11 @@ import { openArchiveStore } from '../open-stores';
  * both work on it).
  */
 export const archiveCliConfigSpec = defineConfig({
-  mongodbUrl: { ...archiveConfigSpec.mongodbUrl, optional: true },
+  mongodbUrl: {
+    ...archiveConfigSpec.mongodbUrl,
+    optional: true,
+    doc: "MongoDB URL of the distributed mode's content store and archive state; unset: the embedded mode's SQLite file under DATA_DIR",
+  },
   database: archiveConfigSpec.database,
   dataDir: {
     env: 'DATA_DIR',
