@@ -3,6 +3,7 @@ import {
   queueNames,
   type ArchiveCommand,
   type ArchiveReply,
+  type ArchiveRestoreRequest,
   type ArchiveSettings,
   type ArchiveStatus,
 } from '@screenfleet/contracts';
@@ -198,58 +199,60 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         await commands.init(command.request);
         loop.runNow();
         break;
-      case 'restore': {
-        refuseRestoreWhileEnabled((await commands.load()).settings);
-        const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
-        // Never beside a pass (it would delete what comes back), a rekey or another restore.
-        const range = {
-          from: new Date(command.request.from),
-          to: new Date(command.request.to),
-          ...(command.request.device_name !== undefined
-            ? { device: command.request.device_name }
-            : {}),
-        };
-        const report = await withTaskLease(
-          leases,
-          taskHolder('restore', deps.holderId),
-          async (task) => {
-            // Enabled meanwhile: checked again now that no pass can start.
-            const current = await commands.load();
-            refuseRestoreWhileEnabled(current.settings);
-            const restored = await restoreRange(
-              {
-                archive: deps.archive,
-                content: deps.content,
-                keys: openKeysFor(deps.keyring, current),
-                ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
-                stillHeld: task.stillHeld,
-              },
-              range,
-            );
-            const lastError = restoreLastError(range, restored);
-            if (lastError) await deps.state.update({ last_error: lastError, updated_at: now() });
-            return restored;
-          },
-        );
-        pending.invalidate();
-        const { unreadable, ...counts } = report;
-        if (unreadable.length > 0) {
-          logger.warn(
-            { unreadable, request: command.request },
-            'archive restore: objects unreadable',
-          );
-        }
-        logger.info({ ...counts, request: command.request }, 'archive restored');
-        return {
-          outcome: 'ok',
-          status: await status(),
-          restored: report.restored,
-          unreadable: unreadable.slice(0, limits.maxUnreadableListed),
-          unreadable_count: unreadable.length,
-        };
-      }
+      case 'restore':
+        return restore(command.request);
     }
     return { outcome: 'ok', status: await status() };
+  }
+
+  /**
+   * A restore over archive.rpc: never beside a pass (it would delete what comes back), a rekey
+   * or another restore (the task lease); objects it cannot read are answered by name, logged
+   * and put in last_error, while the rest is restored.
+   */
+  async function restore(
+    request: ArchiveRestoreRequest,
+  ): Promise<Extract<ArchiveReply, { outcome: 'ok' }>> {
+    refuseRestoreWhileEnabled((await commands.load()).settings);
+    const range = {
+      from: new Date(request.from),
+      to: new Date(request.to),
+      ...(request.device_name !== undefined ? { device: request.device_name } : {}),
+    };
+    const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
+    const report = await withTaskLease(
+      leases,
+      taskHolder('restore', deps.holderId),
+      async (task) => {
+        // Enabled meanwhile: checked again now that no pass can start.
+        const current = await commands.load();
+        refuseRestoreWhileEnabled(current.settings);
+        const restored = await restoreRange(
+          {
+            archive: deps.archive,
+            content: deps.content,
+            keys: openKeysFor(deps.keyring, current),
+            ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
+            stillHeld: task.stillHeld,
+          },
+          range,
+        );
+        const lastError = restoreLastError(range, restored);
+        if (lastError) await deps.state.update({ last_error: lastError, updated_at: now() });
+        return restored;
+      },
+    );
+    pending.invalidate();
+    const { unreadable, ...counts } = report;
+    if (unreadable.length > 0) logger.warn({ unreadable, request }, 'archive restore: unreadable');
+    logger.info({ ...counts, request }, 'archive restored');
+    return {
+      outcome: 'ok',
+      status: await status(),
+      restored: report.restored,
+      unreadable: unreadable.slice(0, limits.maxUnreadableListed),
+      unreadable_count: unreadable.length,
+    };
   }
 
   /**
@@ -264,7 +267,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     if (sealsReadable(deps.keyring, state.sealed_with)) return;
     const scan = await scanSeals(deps.archive, deps.keyring);
     // Only while no pass or rekey runs, which add or replace seals themselves.
-    const holder = taskHolder('rekey', `${deps.holderId} start check`);
+    const holder = taskHolder('check', deps.holderId);
     if (await deps.state.acquireLease(holder, deps.leaseTtlMs, now(), 'task').catch(() => false)) {
       await deps.state
         .update({ sealed_with: scan.seals })

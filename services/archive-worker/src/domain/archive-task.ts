@@ -7,12 +7,13 @@ import type { ArchiveStateStore } from '@screenfleet/storage';
  * the state store's `task` lease (ArchiveLeaseName). A pass would finish its chunk and delete
  * items a restore had just put back; a rekey replaces objects a restore or a pass reads.
  */
-export type ArchiveTask = 'pass' | 'restore' | 'rekey';
+export type ArchiveTask = 'pass' | 'restore' | 'rekey' | 'check';
 
 const described: Record<ArchiveTask, string> = {
   pass: 'an archive pass',
   restore: 'a restore',
   rekey: 'a rekey',
+  check: "a worker's start check of the keys",
 };
 
 /**
