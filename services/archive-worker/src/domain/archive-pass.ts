@@ -273,7 +273,6 @@ export function createArchiver(deps: ArchiverDeps) {
     manifestKey: string,
     uploads: Array<{ key: string }>,
   ): Promise<Array<{ key: string; size: number }>> {
-    if ((await deps.archive.size(manifestKey)) === null) return [];
     try {
       const body = await deps.archive.get(manifestKey);
       const opened = openBytes(body, openKeysFor(deps.keyring, state), { name: manifestKey });
@@ -318,10 +317,13 @@ export function createArchiver(deps: ArchiverDeps) {
    */
   async function addedBytes(uploads: Array<{ key: string; sealed: EncodedChunk }>) {
     let bytes = 0;
+    const overwritten = new Set<string>();
     for (const { key, sealed } of uploads) {
-      bytes += sealed.body.length - ((await deps.archive.size(key)) ?? 0);
+      const size = await deps.archive.size(key);
+      if (size !== null) overwritten.add(key);
+      bytes += sealed.body.length - (size ?? 0);
     }
-    return bytes;
+    return { bytes, overwritten };
   }
 
   async function archiveChunk(
@@ -347,8 +349,10 @@ export function createArchiver(deps: ArchiverDeps) {
       { key: chunkKey, sealed: chunk },
       { key: keys.manifest, sealed: sealedManifest },
     ];
-    const bytes = await addedBytes(uploads);
-    const replaced = await replacedObjects(state, keys.manifest, uploads);
+    const { bytes, overwritten } = await addedBytes(uploads);
+    const replaced = overwritten.has(keys.manifest)
+      ? await replacedObjects(state, keys.manifest, uploads)
+      : [];
 
     const limit = state.settings.storage_limit;
     if (state.storage_used + bytes > limit) {
