@@ -11,7 +11,7 @@ import {
   type ContentDocument,
 } from '@screenfleet/storage';
 import type { S3Service, TestServices } from '../test/services/start';
-import { createArchiver } from '@screenfleet/archive-worker';
+import { archiveKeyring, createArchiver } from '@screenfleet/archive-worker';
 import { startService } from '../test/support/processes';
 import { insertDataSet } from './archive-data';
 import { percentiles } from './stats';
@@ -56,7 +56,7 @@ export async function runOurs(
       // As the worker's loop does: the lease is renewed before each chunk.
       mayContinue: () => timedState.acquireLease('bench-worker', 60_000, new Date()),
       defaults: { enabled: true, retention_days: options.retentionDays, storage_limit: 2 ** 50 },
-      ...(options.encryptionKey ? { encryptionKey: options.encryptionKey } : {}),
+      ...(options.encryptionKey ? { keyring: archiveKeyring([options.encryptionKey]) } : {}),
     });
     const started = performance.now();
     const report = await archiver.runPass();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { renderConfigMarkdown } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from '@screenfleet/gateway';
 import { ingestConfigSpec } from '@screenfleet/ingest-worker';
-import { archiveConfigSpec } from '@screenfleet/archive-worker';
+import { archiveCliConfigSpec, archiveConfigSpec } from '@screenfleet/archive-worker';
 import { agentConfigSpec } from '@screenfleet/operator-agent';
 import { projectRoot } from './project-root';
 
@@ -15,6 +15,7 @@ const sections = [
   ['gateway', gatewayConfigSpec],
   ['ingest-worker', ingestConfigSpec],
   ['archive-worker', archiveConfigSpec],
+  ['archive commands (npm run archive:restore, archive:rekey)', archiveCliConfigSpec],
   ['operator-agent', agentConfigSpec],
 ] as const;
 

@@ -11,13 +11,16 @@ import path from 'node:path';
 import { loadSigningKey, loadVerifyKey, topology } from '@screenfleet/contracts';
 import { createMemoryBus, type Bus } from '@screenfleet/bus';
 import {
+  archiveKeyring,
   createArchiveWorker,
   createLocalMediaFiles,
   createLocalMediaWriter,
   archiveConfigSpec,
   checkArchiveConfig,
+  defaultArchiveDir,
+  EMBEDDED_DATABASE_FILE,
   openArchiveStore,
-  parseEncryptionKey,
+  parseEncryptionKeys,
 } from '@screenfleet/archive-worker';
 import {
   createGateway,
@@ -38,6 +41,7 @@ import {
 import {
   createLogger,
   createMetrics,
+  ensurePrivateDir,
   loadConfig,
   startOpsServer,
   type ConfigSpec,
@@ -87,6 +91,8 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
   checkArchiveConfig(archiveConfig);
   const log = logger ?? createLogger({ service: 'screenfleet', level: gatewayConfig.logLevel });
   const dataDir = path.resolve(gatewayConfig.dataDir);
+  // Before anything is written in it: the SQLite file holds every captured screen's text.
+  ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
   const registry = createMetrics();
   const stops: Array<{ name: string; run: () => Promise<void> }> = [];
   let stopped: Promise<void> | undefined;
@@ -103,7 +109,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
     })());
 
   try {
-    const databaseFile = path.join(dataDir, 'screenfleet.db');
+    const databaseFile = path.join(dataDir, EMBEDDED_DATABASE_FILE);
     // Writes go to the database's writer thread and reads to its reader connections, so a lock
     // held by another process (a second start on this data directory, a sqlite3 shell) holds
     // the writes waiting for it, not the event loop. A short wait still: the ingest worker
@@ -142,7 +148,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
 
     // A directory under the data directory unless ARCHIVE_DIR or ARCHIVE_STORE=s3 says otherwise.
     const archiveDir = path.resolve(
-      env.ARCHIVE_DIR ? archiveConfig.dir : path.join(dataDir, 'archive'),
+      env.ARCHIVE_DIR ? archiveConfig.dir : defaultArchiveDir(dataDir),
     );
     const archive = openArchiveStore({ ...archiveConfig, dir: archiveDir });
     stops.push({ name: 'close the archive store', run: () => archive.close() });
@@ -150,7 +156,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       archiveConfig.store === 's3'
         ? `s3 bucket ${archiveConfig.s3Bucket}/${archiveConfig.s3Prefix}`
         : archiveDir;
-    const encryptionKey = parseEncryptionKey(archiveConfig.encryptionKey);
+    const archiveKeys = parseEncryptionKeys(archiveConfig);
     const archiver = createArchiveWorker({
       bus,
       content,
@@ -162,7 +168,8 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
             mediaWriter: createLocalMediaWriter(archiveConfig.mediaRoot),
           }
         : {}),
-      ...(encryptionKey ? { encryptionKey } : {}),
+      keyring: archiveKeyring(archiveKeys),
+      allowUnreadable: archiveConfig.allowUnreadable,
       defaults: {
         enabled: archiveConfig.enabled,
         retention_days: archiveConfig.retentionDays,

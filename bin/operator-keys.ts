@@ -18,8 +18,9 @@ export function ensureOperatorKeys(dataDir: string): { privateKey: string; publi
       mode: 0o600,
     });
     chmodSync(privateKey, 0o600);
+    // Not secret, but the data directory's files are its owner's only, like everything in it.
     writeFileSync(publicKey, pair.publicKey.export({ type: 'spki', format: 'pem' }), {
-      mode: 0o644,
+      mode: 0o600,
     });
   }
   if ((statSync(privateKey).mode & 0o077) !== 0) {

@@ -11,6 +11,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { defaultArchiveDir } from '@screenfleet/archive-worker';
+import { ensurePrivateDir } from '@screenfleet/runtime';
 import { startEmbedded } from './embedded';
 import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
 import { ensureOperatorKeys } from './operator-keys';
@@ -129,7 +131,7 @@ async function runDistributed(local: boolean): Promise<void> {
   // A filesystem archive under the data directory unless the environment names another store.
   startService('archive-worker', {
     ...shared,
-    ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? path.join(dataDir, 'archive'),
+    ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? defaultArchiveDir(dataDir),
   });
   startService('gateway', {
     ...shared,
@@ -159,6 +161,8 @@ async function main(): Promise<void> {
   // relayed by one of them must not cut the graceful stop short.
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  // Both modes keep data there (the SQLite file, or FerretDB's, the archive, the token, keys).
+  ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
   const stack = process.argv.includes('--stack');
   const { RABBITMQ_URL, MONGODB_URL } = process.env;
   if (stack || (RABBITMQ_URL && MONGODB_URL)) return runDistributed(stack);

@@ -60,6 +60,14 @@ export interface ArchiveState {
   run_requested_at: Date | null;
   /** Written after each pass, so status answers from the state without scanning. */
   updated_at: Date;
+  /**
+   * What the archived objects may be sealed with: key ids, and "plain" for unencrypted objects.
+   * A pass adds its key's id before it writes with it; `archive:rekey` leaves only the current
+   * one. A start compares it with the configured keys (a missing one is found without reading
+   * the store), and plain objects are refused once "plain" is not in it. Absent in an archive
+   * from before key ids: then learnt from the manifests at start.
+   */
+  sealed_with?: string[];
 }
 
 /** The state of an archive that never ran: the given settings, no progress. */
@@ -78,5 +86,6 @@ export function initialArchiveState(settings: ArchiveSettings, now: Date): Archi
     uploading_since: null,
     run_requested_at: null,
     updated_at: now,
+    sealed_with: [],
   };
 }

@@ -41,6 +41,8 @@ export const limits = {
   maxMessageIdLength: 128,
   /** The archive's retention: a hundred years. */
   maxRetentionDays: 36_500,
+  /** Archived objects a restore's answer names that it could not read (the count says all). */
+  maxUnreadableListed: 100,
   /** GET /search: results per page when `limit` is absent (screenpipe's default). */
   searchDefaultLimit: 20,
   /**

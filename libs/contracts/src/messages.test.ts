@@ -140,6 +140,34 @@ describe('archive commands and replies', () => {
     expect(validators.archiveCommand.check({ action: 'delete_everything' })).not.toEqual([]);
   });
 
+  it.each([
+    ['ends before it starts', '2026-02-01T00:00:00Z', '2026-01-01T00:00:00Z'],
+    ['is empty (from = to, to is exclusive)', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'],
+    ['is empty once offsets are applied', '2026-01-01T08:00:00+08:00', '2026-01-01T00:00:00Z'],
+  ])('when a restore range %s, then the errors name both from and to', (_, from, to) => {
+    const both = [
+      { path: 'from', rule: 'range', detail: 'from must be before to (to is exclusive)' },
+      { path: 'to', rule: 'range', detail: 'to must be after from (to is exclusive)' },
+    ];
+
+    expect(validators.archiveRestoreRequest.check({ from, to })).toEqual(both);
+    expect(validators.archiveCommand.check({ action: 'restore', request: { from, to } })).toEqual(
+      both.map((error) => ({ ...error, path: `request.${error.path}` })),
+    );
+    expect(() => validators.archiveRestoreRequest.parse({ from, to })).toThrow(
+      'invalid archive restore request: from must be before to (to is exclusive) (and 1 more)',
+    );
+  });
+
+  it('when a restore range is one millisecond long, then it is valid', () => {
+    expect(
+      validators.archiveRestoreRequest.check({
+        from: '2026-01-01T00:00:00.000Z',
+        to: '2026-01-01T00:00:00.001Z',
+      }),
+    ).toEqual([]);
+  });
+
   it('when a reply carries a status with a null counter, then it is invalid', () => {
     expect(validators.archiveReply.check({ outcome: 'ok', status })).toEqual([]);
     expect(

@@ -562,7 +562,11 @@ export const apiOperations: readonly ApiOperation[] = [
     description:
       'Needs the archive disabled first (409 otherwise), so the next pass does not move the ' +
       "items out again. A restore that outlasts the gateway's restore timeout answers 503 and " +
-      'goes on; sending it again is safe.',
+      'goes on; sending it again is safe. `from` must be before `to` (`to` is exclusive): ' +
+      'otherwise a 400 naming both fields (rule `range`). Never beside an archive pass or a ' +
+      'rekey: it waits up to 5 s for one to end, then is a 409 naming it. Archived objects it ' +
+      'cannot read (a key that is not configured, damage) are named in `unreadable` and ' +
+      '`last_error`; every other item is restored.',
     scope: 'archive:write',
     request: {
       schema: 'ArchiveRestoreRequest',
@@ -580,7 +584,8 @@ export const apiOperations: readonly ApiOperation[] = [
     },
     response: {
       schema: 'ArchiveActionResult',
-      description: 'The status after the restore, with `restored`: items put back.',
+      description:
+        'The status after the restore, with `restored`: items put back, and `unreadable`: the archived objects it could not read.',
     },
     errors: [...archiveErrors, ...bodyErrors, 409],
   },
@@ -680,7 +685,7 @@ const errorResponses: Record<
     name: 'Conflict',
     description:
       'Press: the listing is not the current one or the element changed (nothing pressed). ' +
-      'Archive: already initialised (init), or still enabled (restore).',
+      'Archive: already initialised (init), still enabled or busy with a pass or a rekey (restore).',
     example: errorExample('the archive is already initialised', 'conflict'),
   },
   413: {
@@ -690,7 +695,8 @@ const errorResponses: Record<
   },
   415: {
     name: 'UnsupportedMediaType',
-    description: 'Content-Type is not application/json, or Content-Encoding is unknown.',
+    description:
+      'Content-Type is not application/json, its charset is not utf-8 (refused before the body is read), or Content-Encoding is unknown.',
     example: errorExample('Content-Type must be application/json', undefined, [
       { path: '', rule: 'content-type', detail: 'got text/plain' },
     ]),

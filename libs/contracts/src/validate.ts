@@ -151,7 +151,15 @@ export interface Validator<T> {
   parse(data: unknown): T;
 }
 
-export function compileValidator<T>(schema: SchemaObject, what: string): Validator<T> {
+/**
+ * `relations`: the rules between fields a JSON Schema cannot say (a range that ends before it
+ * starts), checked once the value has the schema's shape; they name every field involved.
+ */
+export function compileValidator<T>(
+  schema: SchemaObject,
+  what: string,
+  relations?: (value: T) => FieldError[],
+): Validator<T> {
   // Compiled on first use (ajv takes ~20 ms a schema): a process or thread that imports the
   // contracts but never checks this shape (the SQLite writer thread) does not pay for it.
   let compiled: { report: ValidateFunction; decide: ValidateFunction } | undefined;
@@ -166,7 +174,7 @@ export function compileValidator<T>(schema: SchemaObject, what: string): Validat
     const oversized = shapeErrors(schema, data, MAX_REPORTED_ERRORS);
     if (oversized.length > 0) return oversized;
     const { report, decide } = validatorsOf();
-    if (decide(data)) return [];
+    if (decide(data)) return relations ? relations(data as T) : [];
     const first = toFieldErrors(decide.errors);
     const pruned = pruneForReport(schema, data, isValidAgainst, MAX_REPORTED_ERRORS);
     return report(pruned) ? first : toFieldErrors(report.errors);

@@ -6,6 +6,7 @@ import {
   archiveConfigureRequestSchema,
   archiveInitRequestSchema,
   archiveReplySchema,
+  archiveRestoreRangeErrors,
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
 import { whoAmISchema } from './schemas/auth.schema';
@@ -71,8 +72,15 @@ export const validators = {
   archiveRestoreRequest: compileValidator<ArchiveRestoreRequest>(
     archiveRestoreRequestSchema,
     'archive restore request',
+    (request) => archiveRestoreRangeErrors(request),
   ),
-  archiveCommand: compileValidator<ArchiveCommand>(archiveCommandSchema, 'archive command'),
+  // The worker checks a command again on arrival, relations included.
+  archiveCommand: compileValidator<ArchiveCommand>(
+    archiveCommandSchema,
+    'archive command',
+    (command) =>
+      command.action === 'restore' ? archiveRestoreRangeErrors(command.request, 'request.') : [],
+  ),
   archiveReply: compileValidator<ArchiveReply>(archiveReplySchema, 'archive reply'),
   archiveActionResult: compileValidator<ArchiveActionResult>(
     archiveActionResultSchema,

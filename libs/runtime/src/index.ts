@@ -26,6 +26,12 @@ export {
   type OpsServerOptions,
   type Readiness,
 } from './ops-server';
+export {
+  ensurePrivateDir,
+  ensurePrivateFile,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+} from './private-dir';
 export { runMain, type RunMainOptions } from './run-main';
 export {
   onShutdown,

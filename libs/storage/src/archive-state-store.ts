@@ -7,8 +7,18 @@ export interface ArchiveLease {
 }
 
 /**
- * The archive's persisted state and the lease that keeps a single worker active. Errors meaning
- * the server cannot be reached reject with StoreUnavailableError (retry with backoff).
+ * The two leases, each with one holder at a time across every process on the store:
+ * - `worker`: which archive worker runs passes; it holds it for as long as it lives.
+ * - `task`: what works on the archived objects right now (a pass, a restore, a rekey), held only
+ *   while it runs, so that none of them overlaps another: a restore never races a pass that
+ *   would delete what it puts back.
+ */
+export type ArchiveLeaseName = 'worker' | 'task';
+
+/**
+ * The archive's persisted state and the leases that keep a single worker, and a single task,
+ * active. Errors meaning the server cannot be reached reject with StoreUnavailableError (retry
+ * with backoff).
  */
 export interface ArchiveStateStore {
   /** The stored state, or `initial` stored and returned when there is none yet. */
@@ -23,11 +33,19 @@ export interface ArchiveStateStore {
    */
   update(fields: Partial<ArchiveState>): Promise<void>;
   /**
-   * Takes or renews the lease for `holder` until now + ttlMs. True when `holder` holds it
-   * afterwards: it was free, expired, or already `holder`'s. Atomic across workers.
+   * Takes or renews `lease` (default `worker`) for `holder` until now + ttlMs. True when
+   * `holder` holds it afterwards: it was free, expired, or already `holder`'s. Atomic across
+   * workers. The two leases are independent of each other.
    */
-  acquireLease(holder: string, ttlMs: number, now: Date): Promise<boolean>;
-  /** Gives the lease up when `holder` holds it, so another worker can take over at once. */
-  releaseLease(holder: string): Promise<void>;
+  acquireLease(
+    holder: string,
+    ttlMs: number,
+    now: Date,
+    lease?: ArchiveLeaseName,
+  ): Promise<boolean>;
+  /** Gives `lease` up when `holder` holds it, so another can take it at once. */
+  releaseLease(holder: string, lease?: ArchiveLeaseName): Promise<void>;
+  /** Who holds `lease` at `now` (not expired), or null: for saying who keeps a task waiting. */
+  leaseHolder(now: Date, lease?: ArchiveLeaseName): Promise<string | null>;
   close(): Promise<void>;
 }

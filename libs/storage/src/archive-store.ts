@@ -35,5 +35,12 @@ export interface ArchiveStore {
   list(prefix: string): AsyncIterable<ArchiveObject>;
   /** Removes the object; a missing one is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Removes what writes that never finished left (a process killed mid-put): the filesystem
+   * store's hidden temp files, which `list` does not show; an S3 PutObject is all or nothing, so
+   * there is nothing there. A put still running when its temp file goes fails (nothing is half
+   * written), so call it only when no write of this archive should be running (the task lease).
+   */
+  removeUnfinished(): Promise<{ count: number; bytes: number }>;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { createReadStream, type Dirent } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFoundError, StoreUnavailableError } from '@screenfleet/contracts';
+import { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '@screenfleet/runtime';
 import { ChecksumMismatchError } from './archive-errors';
 import { checkArchiveKey, checkArchivePrefix, checkSha256 } from './archive-key';
 import type { ArchiveObject, ArchiveStore } from './archive-store';
@@ -66,9 +67,11 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
   }
 
   return {
+    // The archive holds every archived screen's text: its owner's only (0700, objects 0600).
     ensureReady: () =>
-      guarded('ensureReady', async () => {
-        await mkdir(root, { recursive: true });
+      guarded('ensureReady', () => {
+        ensurePrivateDir(root, 'archive directory (ARCHIVE_DIR)');
+        return Promise.resolve();
       }),
 
     put: (key, body, { sha256 }) =>
@@ -83,13 +86,13 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
         }
         await requireRoot();
         const dir = path.dirname(target);
-        const firstCreated = await mkdir(dir, { recursive: true });
+        const firstCreated = await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
         const temp = path.join(
           dir,
           `.${path.basename(target)}.${randomBytes(6).toString('hex')}.partial`,
         );
         try {
-          const file = await open(temp, 'wx');
+          const file = await open(temp, 'wx', PRIVATE_FILE_MODE);
           try {
             await file.writeFile(body);
             await file.sync();
@@ -165,8 +168,45 @@ export function createFilesystemArchiveStore(options: FilesystemArchiveStoreOpti
         // Emptied directories stay: removing them would race a concurrent put into the same one.
       }),
 
+    removeUnfinished: () =>
+      guarded('removeUnfinished', async () => {
+        await requireRoot();
+        return removeTempFiles(root);
+      }),
+
     close: () => Promise.resolve(),
   };
+}
+
+/** The temp file a put writes beside its target, named as put names it (never a valid key). */
+const TEMP_FILE = /^\..+\.[0-9a-f]{12}\.partial$/;
+
+/** Removes every temp file below `dir` (puts killed before their rename); their count and bytes. */
+async function removeTempFiles(dir: string): Promise<{ count: number; bytes: number }> {
+  const removed = { count: 0, bytes: 0 };
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return removed; // removed meanwhile
+    throw error;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const below = await removeTempFiles(full);
+      removed.count += below.count;
+      removed.bytes += below.bytes;
+    } else if (entry.isFile() && TEMP_FILE.test(entry.name)) {
+      const { size } = await stat(full);
+      await unlink(full).catch((error: unknown) => {
+        if (!isMissing(error)) throw error;
+      });
+      removed.count += 1;
+      removed.bytes += size;
+    }
+  }
+  return removed;
 }
 
 /**

@@ -48,7 +48,7 @@ export {
   isStoreUnreachable,
   type StoreErrorKind,
 } from './store-errors';
-export type { ArchiveLease, ArchiveStateStore } from './archive-state-store';
+export type { ArchiveLease, ArchiveLeaseName, ArchiveStateStore } from './archive-state-store';
 export {
   createSqliteDeadLetters,
   type DeadLetter,

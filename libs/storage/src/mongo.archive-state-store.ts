@@ -1,6 +1,6 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
 import type { ArchiveState } from '@screenfleet/contracts';
-import type { ArchiveStateStore } from './archive-state-store';
+import type { ArchiveLeaseName, ArchiveStateStore } from './archive-state-store';
 import { watchConnection, type StoreLogger } from './mongo-connection';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
@@ -11,7 +11,7 @@ export interface MongoArchiveStateStoreOptions {
   database: string;
   /** Holds the one state document. */
   collection?: string;
-  /** Holds the lease terms. */
+  /** Holds the worker lease's terms; the task lease's are in `<leaseCollection>_task`. */
   leaseCollection?: string;
   /** How long an operation waits for a reachable server before StoreUnavailableError. */
   serverSelectionTimeoutMS?: number;
@@ -66,7 +66,11 @@ export function createMongoArchiveStateStore(
   const { client, owned } = clientFor(options);
   const db = client.db(options.database);
   const states = db.collection<StateDocument>(options.collection ?? 'archive_state');
-  const terms = db.collection<LeaseTerm>(options.leaseCollection ?? 'archive_lease');
+  const leaseCollection = options.leaseCollection ?? 'archive_lease';
+  const termsOf: Record<ArchiveLeaseName, Collection<LeaseTerm>> = {
+    worker: db.collection<LeaseTerm>(leaseCollection),
+    task: db.collection<LeaseTerm>(`${leaseCollection}_task`),
+  };
   const fieldDocs = db.collection<FieldsDocument>(options.collection ?? 'archive_state');
 
   /** The base document with the fields written by updates laid over it, oldest first. */
@@ -126,8 +130,9 @@ export function createMongoArchiveStateStore(
         if (!(await ignoringDuplicate(() => write(true)))) await write(false);
       }),
 
-    acquireLease: (holder, ttlMs, now) =>
+    acquireLease: (holder, ttlMs, now, lease = 'worker') =>
       translated('acquireLease', async () => {
+        const terms = termsOf[lease];
         const current = await newestTerm(terms);
         const free =
           !current || current.holder === null || current.expires_at.getTime() < now.getTime();
@@ -144,14 +149,21 @@ export function createMongoArchiveStateStore(
         return true;
       }),
 
-    releaseLease: (holder) =>
+    releaseLease: (holder, lease = 'worker') =>
       translated('releaseLease', async () => {
+        const terms = termsOf[lease];
         const current = await newestTerm(terms);
         if (current?.holder !== holder) return;
         // A duplicate means someone else took the expired lease meanwhile: nothing to give up.
         await ignoringDuplicate(() =>
           terms.insertOne({ _id: current._id + 1, holder: null, expires_at: new Date(0) }),
         );
+      }),
+
+    leaseHolder: (now, lease = 'worker') =>
+      translated('leaseHolder', async () => {
+        const current = await newestTerm(termsOf[lease]);
+        return current && current.expires_at.getTime() >= now.getTime() ? current.holder : null;
       }),
 
     close: async () => {

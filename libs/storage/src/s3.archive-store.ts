@@ -205,6 +205,9 @@ export function createS3ArchiveStore(options: S3ArchiveStoreOptions): ArchiveSto
       });
     },
 
+    // A PutObject is stored whole or not at all, and this store never starts multipart uploads.
+    removeUnfinished: () => Promise.resolve({ count: 0, bytes: 0 }),
+
     close: () => {
       client.destroy();
       return Promise.resolve();

@@ -1,3 +1,7 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { StoreUnavailableError } from '@screenfleet/contracts';
+import { ensurePrivateFile, PRIVATE_DIR_MODE } from '@screenfleet/runtime';
 import { startSqliteCheckpointer, type SqliteCheckpointer } from './sqlite-checkpointer';
 import { openSqliteReaders, type SqliteReaders } from './sqlite-readers';
 import { startSqliteWriter, type SqliteWriter, type WriterLimits } from './sqlite-writer';
@@ -43,6 +47,15 @@ export async function openSqliteDatabase(
   options: SqliteDatabaseOptions = {},
 ): Promise<SqliteDatabase> {
   const busyTimeoutMs = checkBusyTimeout(options.busyTimeoutMs ?? 5000);
+  try {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: PRIVATE_DIR_MODE });
+    ensurePrivateFile(file); // 0600 before SQLite opens it: its -wal and -shm take that mode
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreUnavailableError(`cannot open SQLite database ${file}: ${reason}`, {
+      cause: error,
+    });
+  }
   let checkpointer: SqliteCheckpointer | undefined;
   const writer = await startSqliteWriter(file, {
     busyTimeoutMs,

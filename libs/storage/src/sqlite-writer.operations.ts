@@ -1,5 +1,6 @@
 import type { ArchiveState } from '@screenfleet/contracts';
 import type Database from 'libsql';
+import type { ArchiveLeaseName } from './archive-state-store';
 import type { NewContentDocument } from './content-store';
 import {
   acquireLease,
@@ -103,13 +104,18 @@ export const writeOperations = {
 
   'archiveState.acquireLease': (
     { sql }: WriterConnection,
-    { lease, ...t }: StateTables & { lease: { holder: string; ttlMs: number; nowMs: number } },
+    {
+      lease,
+      ...t
+    }: StateTables & {
+      lease: { holder: string; ttlMs: number; nowMs: number; lease: ArchiveLeaseName };
+    },
   ) => acquireLease(sql, archiveStateTables(t.table, t.leaseTable), lease),
 
   'archiveState.releaseLease': (
     { sql }: WriterConnection,
-    { holder, ...t }: StateTables & { holder: string },
-  ) => releaseLease(sql, archiveStateTables(t.table, t.leaseTable), holder),
+    { lease, ...t }: StateTables & { lease: { holder: string; lease: ArchiveLeaseName } },
+  ) => releaseLease(sql, archiveStateTables(t.table, t.leaseTable), lease),
 
   'deadLetters.schema': ({ db }: WriterConnection, { table }: { table: string }) =>
     ensureDeadLettersSchema(db, tableName(table, 'table')),

@@ -2,7 +2,13 @@ import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveStateStore } from './archive-state-store';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { fromJson } from './sqlite-json';
-import { archiveStateTables, storedStateQuery } from './sqlite.archive-state-schema';
+import {
+  archiveStateTables,
+  holderAt,
+  leaseQuery,
+  storedStateQuery,
+  type LeaseRow,
+} from './sqlite.archive-state-schema';
 import { toStoreError } from './store-errors';
 
 export interface SqliteArchiveStateStoreOptions {
@@ -12,7 +18,7 @@ export interface SqliteArchiveStateStoreOptions {
   file?: string;
   /** Holds the one state row. */
   table?: string;
-  /** Holds the one lease row. */
+  /** Holds the worker lease's row; the task lease's is in `<leaseTable>_task`. */
   leaseTable?: string;
 }
 
@@ -83,18 +89,25 @@ export function createSqliteArchiveStateStore(
         writer.write('archiveState.update', { ...names, fields }),
       ),
 
-    acquireLease: (holder, ttlMs, now) =>
+    acquireLease: (holder, ttlMs, now, lease = 'worker') =>
       translated('acquireLease', ({ writer }) =>
         writer.write('archiveState.acquireLease', {
           ...names,
-          lease: { holder, ttlMs, nowMs: now.getTime() },
+          lease: { holder, ttlMs, nowMs: now.getTime(), lease },
         }),
       ),
 
-    releaseLease: (holder) =>
+    releaseLease: (holder, lease = 'worker') =>
       translated('releaseLease', ({ writer }) =>
-        writer.write('archiveState.releaseLease', { ...names, holder }),
+        writer.write('archiveState.releaseLease', { ...names, lease: { holder, lease } }),
       ),
+
+    leaseHolder: (now, lease = 'worker') =>
+      translated('leaseHolder', async ({ readers }) => {
+        const { text, params } = leaseQuery(tables, lease);
+        const [row] = await readers.query<LeaseRow>(text, params);
+        return holderAt(row, now.getTime());
+      }),
 
     close: () => source.close(),
   };

@@ -89,6 +89,7 @@ export function describeArchiveStateStoreContract(
           uploading_since: at(4),
           run_requested_at: at(5),
           updated_at: at(3),
+          sealed_with: ['plain', '0123456789abcdef'],
         });
         await store.save(full);
 
@@ -283,6 +284,46 @@ export function describeArchiveStateStoreContract(
         expect(winners).toHaveLength(1);
         expect(await open().acquireLease(winners[0]!, ttl, at(21))).toBe(true);
         expect(await open().acquireLease('old', ttl, at(22))).toBe(false);
+      });
+
+      it('when one worker holds the worker lease, then the task lease is another: a second worker takes it, and each is exclusive', async () => {
+        const [a, b] = [open(), open()];
+
+        expect(await a.acquireLease('a', ttl, at(0))).toBe(true);
+        expect(await b.acquireLease('restore b', ttl, at(1), 'task')).toBe(true);
+
+        expect(await a.acquireLease('pass a', ttl, at(2), 'task')).toBe(false);
+        expect(await b.acquireLease('b', ttl, at(2))).toBe(false);
+        await b.releaseLease('restore b', 'task');
+        expect(await a.acquireLease('pass a', ttl, at(3), 'task')).toBe(true);
+        expect(await a.acquireLease('a', ttl, at(4))).toBe(true); // the worker lease is still a's
+      });
+
+      it('when a lease is held, then leaseHolder names its holder until it is released or expires; null when free', async () => {
+        const [a, b] = [open(), open()];
+        expect(await b.leaseHolder(at(0), 'task')).toBeNull();
+        expect(await b.leaseHolder(at(0))).toBeNull();
+
+        await a.acquireLease('pass a', ttl, at(0), 'task');
+        await a.acquireLease('a', ttl, at(0));
+
+        expect(await b.leaseHolder(at(5), 'task')).toBe('pass a');
+        expect(await b.leaseHolder(at(5))).toBe('a');
+        expect(await b.leaseHolder(at(11), 'task')).toBeNull(); // expired
+        await a.releaseLease('a');
+        expect(await b.leaseHolder(at(6))).toBeNull();
+      });
+
+      it('when 10 workers on 2 connections race for the task lease, then exactly one wins, and the worker lease stays free', async () => {
+        const clients = [open(), open()];
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            clients[i % 2]!.acquireLease(`task ${i}`, ttl, at(0), 'task'),
+          ),
+        );
+
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await open().acquireLease('w', ttl, at(1))).toBe(true);
       });
 
       it('when 10 workers race a released lease, repeatedly, then each round has exactly one winner', async () => {

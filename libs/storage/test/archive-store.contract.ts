@@ -302,6 +302,20 @@ export function describeArchiveStoreContract(
       });
     });
 
+    describe('removeUnfinished', () => {
+      it('when every write finished, then it removes nothing and every object stays', async () => {
+        await putObject(store, 'chunks/a', binary);
+        await putObject(store, 'media/x/0-b.sfa', binary);
+
+        expect(await store.removeUnfinished()).toEqual({ count: 0, bytes: 0 });
+
+        expect((await listAll(store, '')).map((object) => object.key)).toEqual([
+          'chunks/a',
+          'media/x/0-b.sfa',
+        ]);
+      });
+    });
+
     describe('when the store is unreachable', () => {
       // A store given from outside (S3_ENDPOINT) cannot be stopped by a test.
       (options.canBreak === false ? it.skip : it)(

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,5 +65,62 @@ describe('filesystem archive store', () => {
     await putObject(store, 'chunks/a', Buffer.from('one'));
 
     expect(readdirSync(path.join(root, 'chunks'))).toEqual(['a']);
+  });
+
+  it('when writes were killed mid-file (their hidden temp files left), then removeUnfinished removes them, their bytes counted, and keeps every object', async () => {
+    const root = path.join(parent, 'archive');
+    const store = createFilesystemArchiveStore({ root });
+    await store.ensureReady();
+    await putObject(store, 'chunks/2026/01/01/a.sfa', Buffer.from('kept'));
+    // What a put killed before its rename leaves: the temp file beside its target.
+    writeFileSync(path.join(root, 'chunks/2026/01/01/.b.sfa.0a1b2c3d4e5f.partial'), 'half');
+    mkdirSync(path.join(root, 'media/2026/01/01/x'), { recursive: true });
+    writeFileSync(
+      path.join(root, 'media/2026/01/01/x/.0-c.mp4.sfa.00aa11bb22cc.partial'),
+      Buffer.alloc(1_000_000),
+    );
+    writeFileSync(path.join(root, '.not-ours'), 'left alone'); // not a temp file of the store
+
+    expect(await store.removeUnfinished()).toEqual({ count: 2, bytes: 1_000_004 });
+
+    expect(readdirSync(path.join(root, 'chunks/2026/01/01'))).toEqual(['a.sfa']);
+    expect(readdirSync(path.join(root, 'media/2026/01/01/x'))).toEqual([]);
+    expect(readdirSync(root).sort()).toEqual(['.not-ours', 'chunks', 'media']);
+    expect(await store.removeUnfinished()).toEqual({ count: 0, bytes: 0 });
+  });
+
+  describe('data at rest is its owner’s only', () => {
+    const modeOf = (file: string) => statSync(file).mode & 0o777;
+    const umask = process.umask(0o022);
+    afterAll(() => process.umask(umask));
+
+    it('when the archive is created and written under umask 022, then every directory is 0700 and every object 0600', async () => {
+      const root = path.join(parent, 'archive');
+      const store = createFilesystemArchiveStore({ root });
+      await store.ensureReady();
+
+      await putObject(store, 'chunks/2026/11/01/a.sfa', Buffer.from('one'));
+      await putObject(store, 'manifests/2026/11/01/a.sfa', Buffer.from('two'));
+
+      expect(modeOf(root)).toBe(0o700);
+      for (const dir of ['chunks', 'chunks/2026', 'chunks/2026/11', 'chunks/2026/11/01']) {
+        expect([dir, modeOf(path.join(root, dir))]).toEqual([dir, 0o700]);
+      }
+      for (const key of ['chunks/2026/11/01/a.sfa', 'manifests/2026/11/01/a.sfa']) {
+        expect([key, modeOf(path.join(root, key))]).toEqual([key, 0o600]);
+      }
+    });
+
+    it('when the archive directory exists and others may read it, then ensureReady refuses with the fix and nothing is written', async () => {
+      const root = path.join(parent, 'archive');
+      mkdirSync(root);
+      chmodSync(root, 0o755);
+      const store = createFilesystemArchiveStore({ root });
+
+      await expect(store.ensureReady()).rejects.toThrow(
+        `archive directory (ARCHIVE_DIR) ${root} is open to other users (mode 755): run chmod 700 ${root}`,
+      );
+      expect(readdirSync(root)).toEqual([]);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { limits } from '@screenfleet/contracts';
 import { ConfigError, defineConfig, serviceConfigSpec, type Config } from '@screenfleet/runtime';
 
@@ -55,7 +56,7 @@ export const archiveConfigSpec = defineConfig({
     env: 'ARCHIVE_DIR',
     kind: 'string',
     default: 'data/archive',
-    doc: 'Directory of the fs archive store',
+    doc: 'Directory of the fs archive store (created 0700, objects 0600; a start refuses one open to other users)',
   },
   s3Endpoint: {
     env: 'S3_ENDPOINT',
@@ -117,12 +118,25 @@ export const archiveConfigSpec = defineConfig({
     optional: true,
     doc: 'Media files under this directory travel with their items; unset: media are left alone',
   },
+  encryptionKeys: {
+    env: 'ARCHIVE_ENCRYPTION_KEYS',
+    kind: 'list',
+    optional: true,
+    secret: true,
+    doc: 'AES-256-GCM keys, newest first, comma-separated (each 32 bytes: 64 hex digits or base64): the first seals new objects, every one opens the objects sealed with it; unset: objects are not encrypted (README: Archive keys)',
+  },
   encryptionKey: {
     env: 'ARCHIVE_ENCRYPTION_KEY',
     kind: 'string',
     optional: true,
     secret: true,
-    doc: '32-byte AES-256-GCM key (64 hex digits or base64); unset: objects are not encrypted',
+    doc: 'One key, as before key rotation: the same as ARCHIVE_ENCRYPTION_KEYS with one key (set one of the two)',
+  },
+  allowUnreadable: {
+    env: 'ARCHIVE_ALLOW_UNREADABLE',
+    kind: 'boolean',
+    default: false,
+    doc: 'Start although archived objects are sealed with keys none of the configured ones is (their items stay unrestorable and are reported); unset, such a start is refused naming them',
   },
   leaseTtl: {
     env: 'ARCHIVE_LEASE_TTL',
@@ -146,47 +160,63 @@ export const archiveConfigSpec = defineConfig({
 
 export type ArchiveConfig = Config<typeof archiveConfigSpec>;
 
-/** The key as bytes: 64 hex digits or base64 of exactly 32 bytes; a ConfigError otherwise. */
-export function parseEncryptionKey(text: string | undefined): Buffer | undefined {
-  if (text === undefined) return undefined;
+/**
+ * The configured keys as bytes, newest first: ARCHIVE_ENCRYPTION_KEYS, or the one
+ * ARCHIVE_ENCRYPTION_KEY (not both); each 64 hex digits or base64 of exactly 32 bytes. A
+ * ConfigError names what is wrong (never the key). The same key twice counts once.
+ */
+export function parseEncryptionKeys(
+  config: Pick<ArchiveConfig, 'encryptionKeys' | 'encryptionKey'>,
+): Buffer[] {
+  if (config.encryptionKeys !== undefined && config.encryptionKey !== undefined) {
+    throw new ConfigError([
+      {
+        env: 'ARCHIVE_ENCRYPTION_KEY',
+        value: '***',
+        rule: 'unset it when ARCHIVE_ENCRYPTION_KEYS is set (list it there)',
+      },
+    ]);
+  }
+  const [env, texts] =
+    config.encryptionKeys !== undefined
+      ? ['ARCHIVE_ENCRYPTION_KEYS', config.encryptionKeys]
+      : [
+          'ARCHIVE_ENCRYPTION_KEY',
+          config.encryptionKey === undefined ? [] : [config.encryptionKey],
+        ];
+  const keys: Buffer[] = [];
+  for (const [index, text] of texts.entries()) {
+    const key = parseKey(text);
+    if (!key) {
+      const which = texts.length > 1 ? ` (key ${index + 1} of ${texts.length})` : '';
+      throw new ConfigError([
+        {
+          env,
+          value: '***',
+          rule: `32 bytes each: 64 hex digits or base64 (openssl rand -hex 32)${which}`,
+        },
+      ]);
+    }
+    if (!keys.some((known) => known.equals(key))) keys.push(key);
+  }
+  return keys;
+}
+
+function parseKey(text: string): Buffer | undefined {
   const trimmed = text.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
     ? Buffer.from(trimmed, 'hex')
     : /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)
       ? Buffer.from(trimmed, 'base64')
       : undefined;
-  if (key?.length !== 32) {
-    throw new ConfigError([
-      {
-        env: 'ARCHIVE_ENCRYPTION_KEY',
-        value: '***',
-        rule: '32 bytes: 64 hex digits or base64 (openssl rand -hex 32)',
-      },
-    ]);
-  }
-  return key;
+  return key?.length === 32 ? key : undefined;
 }
 
-/** What `npm run archive:restore` reads: the stores and the key, no broker, no ops server. */
-export const restoreConfigSpec = defineConfig({
-  mongodbUrl: archiveConfigSpec.mongodbUrl,
-  database: archiveConfigSpec.database,
-  // Only for the state a restore reads when the archive never ran (stored as the worker would).
-  enabled: archiveConfigSpec.enabled,
-  retentionDays: archiveConfigSpec.retentionDays,
-  storageLimit: archiveConfigSpec.storageLimit,
-  mediaRoot: archiveConfigSpec.mediaRoot,
-  store: archiveConfigSpec.store,
-  dir: archiveConfigSpec.dir,
-  s3Endpoint: archiveConfigSpec.s3Endpoint,
-  s3Region: archiveConfigSpec.s3Region,
-  s3Bucket: archiveConfigSpec.s3Bucket,
-  s3Prefix: archiveConfigSpec.s3Prefix,
-  s3AccessKey: archiveConfigSpec.s3AccessKey,
-  s3SecretKey: archiveConfigSpec.s3SecretKey,
-  s3ForcePathStyle: archiveConfigSpec.s3ForcePathStyle,
-  encryptionKey: archiveConfigSpec.encryptionKey,
-});
+/** The embedded mode's SQLite file, in its data directory (DATA_DIR). */
+export const EMBEDDED_DATABASE_FILE = 'screenfleet.db';
+
+/** The archive directory when ARCHIVE_DIR is unset and a data directory is in use. */
+export const defaultArchiveDir = (dataDir: string) => path.join(dataDir, 'archive');
 
 /** Rules across variables, in the same one-error shape as loadConfig's. */
 export function checkArchiveConfig(

@@ -1,7 +1,9 @@
 import {
+  limits,
   queueNames,
   type ArchiveCommand,
   type ArchiveReply,
+  type ArchiveRestoreRequest,
   type ArchiveSettings,
   type ArchiveStatus,
 } from '@screenfleet/contracts';
@@ -13,7 +15,15 @@ import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';
 import { createPendingCounter } from './domain/pending-counter';
 import type { MediaFiles, MediaWriter } from './domain/media-files';
-import { refuseRestoreWhileEnabled, restoreRange } from './domain/restore';
+import {
+  openKeysFor,
+  scanSeals,
+  sealsReadable,
+  unreadableAtStartMessage,
+} from './domain/archive-keys';
+import type { ArchiveKeyring } from './domain/chunk-codec';
+import { refuseRestoreWhileEnabled, restoreLastError, restoreRange } from './domain/restore';
+import { taskHolder, withTaskLease } from './domain/archive-task';
 import { createArchiveLoop } from './entry/archive-loop';
 import { createArchiveRpcHandler } from './entry/archive.rpc';
 import { createArchiveMetrics } from './metrics';
@@ -21,9 +31,12 @@ import { createArchiveMetrics } from './metrics';
 export {
   archiveConfigSpec,
   checkArchiveConfig,
-  parseEncryptionKey,
+  defaultArchiveDir,
+  EMBEDDED_DATABASE_FILE,
+  parseEncryptionKeys,
   type ArchiveConfig,
 } from './config';
+export { archiveCliConfigSpec } from './entry/cli-stores';
 export {
   createArchiver,
   NotVerifiedError,
@@ -33,7 +46,16 @@ export {
   type PassStep,
 } from './domain/archive-pass';
 export { restoreRange, type RestoreRange, type RestoreReport } from './domain/restore';
-export { ArchiveObjectCorruptError, decodeChunk, encodeChunk } from './domain/chunk-codec';
+export {
+  archiveKeyId,
+  archiveKeyring,
+  ArchiveObjectCorruptError,
+  decodeChunk,
+  encodeChunk,
+  sealOf,
+  type ArchiveKeyring,
+} from './domain/chunk-codec';
+export { openKeysFor } from './domain/archive-keys';
 export { chunkKeys } from './domain/manifest';
 export { createLocalMediaFiles, createLocalMediaWriter } from './local-media-files';
 export { openArchiveStore } from './open-stores';
@@ -47,12 +69,18 @@ export interface ArchiveWorkerDeps {
     ContentStore,
     'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
   >;
-  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list' | 'get' | 'ensureReady'>;
+  archive: Pick<
+    ArchiveStore,
+    'put' | 'verify' | 'size' | 'list' | 'get' | 'delete' | 'removeUnfinished' | 'ensureReady'
+  >;
   state: ArchiveStateStore;
   media?: MediaFiles;
   /** Puts media files back on restore; absent: they stay in the archive. */
   mediaWriter?: MediaWriter;
-  encryptionKey?: Buffer;
+  /** The configured keys (archiveKeyring), newest first; absent: objects are written plain. */
+  keyring?: ArchiveKeyring;
+  /** Start although some archived objects open with none of the keys (ARCHIVE_ALLOW_UNREADABLE). */
+  allowUnreadable?: boolean;
   /** The environment's settings: the first state's, and storage_limit at every start. */
   defaults: ArchiveSettings;
   chunkSize: number;
@@ -84,7 +112,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     archive: deps.archive,
     state: deps.state,
     ...(deps.media ? { media: deps.media } : {}),
-    ...(deps.encryptionKey ? { encryptionKey: deps.encryptionKey } : {}),
+    ...(deps.keyring ? { keyring: deps.keyring } : {}),
     chunkSize: deps.chunkSize,
     defaults: deps.defaults,
     now,
@@ -171,29 +199,84 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         await commands.init(command.request);
         loop.runNow();
         break;
-      case 'restore': {
-        refuseRestoreWhileEnabled((await commands.load()).settings);
-        const report = await restoreRange(
+      case 'restore':
+        return restore(command.request);
+    }
+    return { outcome: 'ok', status: await status() };
+  }
+
+  /**
+   * A restore over archive.rpc: never beside a pass (it would delete what comes back), a rekey
+   * or another restore (the task lease); objects it cannot read are answered by name, logged
+   * and put in last_error, while the rest is restored.
+   */
+  async function restore(
+    request: ArchiveRestoreRequest,
+  ): Promise<Extract<ArchiveReply, { outcome: 'ok' }>> {
+    refuseRestoreWhileEnabled((await commands.load()).settings);
+    const range = {
+      from: new Date(request.from),
+      to: new Date(request.to),
+      ...(request.device_name !== undefined ? { device: request.device_name } : {}),
+    };
+    const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
+    const report = await withTaskLease(
+      leases,
+      taskHolder('restore', deps.holderId),
+      async (task) => {
+        // Enabled meanwhile: checked again now that no pass can start.
+        const current = await commands.load();
+        refuseRestoreWhileEnabled(current.settings);
+        const restored = await restoreRange(
           {
             archive: deps.archive,
             content: deps.content,
-            ...(deps.encryptionKey ? { encryptionKey: deps.encryptionKey } : {}),
+            keys: openKeysFor(deps.keyring, current),
             ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
+            stillHeld: task.stillHeld,
           },
-          {
-            from: new Date(command.request.from),
-            to: new Date(command.request.to),
-            ...(command.request.device_name !== undefined
-              ? { device: command.request.device_name }
-              : {}),
-          },
+          range,
         );
-        pending.invalidate();
-        logger.info({ ...report, request: command.request }, 'archive restored');
-        return { outcome: 'ok', status: await status(), restored: report.restored };
-      }
+        const lastError = restoreLastError(range, restored);
+        if (lastError) await deps.state.update({ last_error: lastError, updated_at: now() });
+        return restored;
+      },
+    );
+    pending.invalidate();
+    const { unreadable, ...counts } = report;
+    if (unreadable.length > 0) logger.warn({ unreadable, request }, 'archive restore: unreadable');
+    logger.info({ ...counts, request }, 'archive restored');
+    return {
+      outcome: 'ok',
+      status: await status(),
+      restored: report.restored,
+      unreadable: unreadable.slice(0, limits.maxUnreadableListed),
+      unreadable_count: unreadable.length,
+    };
+  }
+
+  /**
+   * Refuses to start when archived objects are sealed with keys that are not configured (a
+   * restore could not open them), unless told to go on. The state says which keys the objects
+   * may be sealed with, so this reads nothing from the store when they all are; otherwise (or in
+   * an archive from before key ids) the manifests are read to find and name those objects, and
+   * what they really use is written back.
+   */
+  async function checkKeys(): Promise<void> {
+    const state = await commands.load();
+    if (sealsReadable(deps.keyring, state.sealed_with)) return;
+    const scan = await scanSeals(deps.archive, deps.keyring);
+    // Only while no pass or rekey runs, which add or replace seals themselves.
+    const holder = taskHolder('check', deps.holderId);
+    if (await deps.state.acquireLease(holder, deps.leaseTtlMs, now(), 'task').catch(() => false)) {
+      await deps.state
+        .update({ sealed_with: scan.seals })
+        .finally(() => deps.state.releaseLease(holder, 'task'));
     }
-    return { outcome: 'ok', status: await status() };
+    if (scan.unreadableCount === 0) return;
+    const message = unreadableAtStartMessage(scan);
+    if (!deps.allowUnreadable) throw new Error(message);
+    logger.warn({ unreadable: scan.unreadable, count: scan.unreadableCount }, message);
   }
 
   return {
@@ -203,6 +286,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
     async start(): Promise<void> {
       await deps.archive.ensureReady();
       await commands.applyStorageLimit(deps.defaults.storage_limit);
+      await checkKeys();
       // Several at once: a status call must not wait behind a restore or a slow store call.
       subscription = await deps.bus.serve(
         queueNames.archiveRpc,
@@ -211,7 +295,14 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       );
       loop.start();
       logger.info(
-        { holderId: deps.holderId, intervalMs: deps.intervalMs, chunkSize: deps.chunkSize },
+        {
+          holderId: deps.holderId,
+          intervalMs: deps.intervalMs,
+          chunkSize: deps.chunkSize,
+          // Ids, not keys: what an operator matches with the ids errors and objects name.
+          sealsWith: deps.keyring?.writer?.id ?? 'plain',
+          opensWith: deps.keyring?.readers.map((reader) => reader.id) ?? [],
+        },
         'archive worker started',
       );
     },

@@ -10,8 +10,9 @@ import {
   startOpsServer,
 } from '@screenfleet/runtime';
 import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfleet/storage';
-import { archiveConfigSpec, checkArchiveConfig, parseEncryptionKey } from './config';
+import { archiveConfigSpec, checkArchiveConfig, parseEncryptionKeys } from './config';
 import {
+  archiveKeyring,
   createArchiveWorker,
   createLocalMediaFiles,
   createLocalMediaWriter,
@@ -22,7 +23,7 @@ void runMain(
   async () => {
     const config = loadConfig(archiveConfigSpec);
     checkArchiveConfig(config);
-    const encryptionKey = parseEncryptionKey(config.encryptionKey);
+    const keys = parseEncryptionKeys(config);
     const logger = createLogger({ service: 'archive-worker', level: config.logLevel });
     const registry = createMetrics();
     const content = createMongoContentStore({
@@ -53,7 +54,8 @@ void runMain(
             mediaWriter: createLocalMediaWriter(config.mediaRoot),
           }
         : {}),
-      ...(encryptionKey ? { encryptionKey } : {}),
+      keyring: archiveKeyring(keys),
+      allowUnreadable: config.allowUnreadable,
       defaults: {
         enabled: config.enabled,
         retention_days: config.retentionDays,

@@ -111,6 +111,7 @@ describe('archive metrics', () => {
       'disabled',
       'interrupted',
       'lease_lost',
+      'busy',
     ])
       expect(samples[`archive_passes_total{outcome="${outcome}"}`]).toBe(0);
   });

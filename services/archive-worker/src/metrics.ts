@@ -74,7 +74,7 @@ export function createArchiveMetrics(
     }),
     passes: new Counter({
       name: 'archive_passes_total',
-      help: 'Archive passes, by outcome (done, failed, storage_limit, disabled, interrupted, lease_lost)',
+      help: 'Archive passes, by outcome (done, failed, storage_limit, disabled, interrupted, lease_lost, busy: not run while a restore or rekey held the archive)',
       labelNames: ['outcome'] as const,
       registers,
     }),
@@ -148,6 +148,7 @@ export function createArchiveMetrics(
     failed: 0,
     interrupted: 0,
     lease_lost: 0,
+    busy: 0,
   };
   for (const outcome of Object.keys(outcomes)) metrics.passes.inc({ outcome }, 0);
   return metrics;

@@ -3,7 +3,12 @@
  * the first one's late writes must not make the archive unrestorable nor delete anything.
  */
 import { randomBytes } from 'node:crypto';
-import { createArchiver, restoreRange } from '@screenfleet/archive-worker';
+import {
+  archiveKeyring,
+  createArchiver,
+  openKeysFor,
+  restoreRange,
+} from '@screenfleet/archive-worker';
 import type { ArchiveStore } from '@screenfleet/storage';
 import {
   allItems,
@@ -48,7 +53,7 @@ async function twoWorkers(slowKey: RegExp) {
     state: s.state,
     chunkSize: 50,
     defaults: settings(),
-    encryptionKey: key,
+    keyring: archiveKeyring([key]),
   };
   return {
     s,
@@ -83,7 +88,7 @@ describe('two workers on one chunk, against FerretDB and MinIO', () => {
     const state = await w.s.state.load(undefined as never);
     expect(state.counters).toMatchObject({ chunks_uploaded: 1, items_archived: 12 });
     const report = await restoreRange(
-      { archive: w.s.archive, content: w.s.content, encryptionKey: w.key },
+      { archive: w.s.archive, content: w.s.content, keys: openKeysFor(archiveKeyring([w.key])) },
       { from: new Date(0), to: new Date() },
     );
     expect(report).toMatchObject({ chunks: 1, restored: 12 });
@@ -109,7 +114,7 @@ describe('two workers on one chunk, against FerretDB and MinIO', () => {
     expect(state.cleanup_pending).toBeNull();
     expect(await w.b.runPass()).toMatchObject({ outcome: 'done', items: 8 });
     await restoreRange(
-      { archive: w.s.archive, content: w.s.content, encryptionKey: w.key },
+      { archive: w.s.archive, content: w.s.content, keys: openKeysFor(archiveKeyring([w.key])) },
       { from: new Date(0), to: new Date() },
     );
     expect(byId(await allItems(w.s.content))).toEqual(byId(docs));

@@ -11,9 +11,11 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
+  archiveKeyring,
   createArchiver,
   createLocalMediaFiles,
   createLocalMediaWriter,
+  openKeysFor,
   restoreRange,
 } from '@screenfleet/archive-worker';
 import { archivedKeys, item, openStores, settings, type Stores } from './support';
@@ -205,7 +207,7 @@ describe('media files under the media root, against a real directory', () => {
       archive: s.archive,
       state: s.state,
       media: createLocalMediaFiles(root),
-      encryptionKey: key,
+      keyring: archiveKeyring([key]),
       chunkSize: 10,
       defaults: settings(),
     }).runPass();
@@ -218,7 +220,7 @@ describe('media files under the media root, against a real directory', () => {
         {
           archive: s!.archive,
           content: s!.content,
-          encryptionKey: key,
+          keys: openKeysFor(archiveKeyring([key])),
           media: createLocalMediaWriter(root),
         },
         { from: new Date(0), to: new Date() },

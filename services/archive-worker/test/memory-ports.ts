@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError, type ArchiveState } from '@screenfleet/contracts';
 import type {
+  ArchiveLeaseName,
   ArchiveObject,
   ArchiveStateStore,
   ArchiveStore,
@@ -117,6 +118,7 @@ export function memoryArchiveStore() {
       objects.delete(key);
       return Promise.resolve();
     },
+    removeUnfinished: () => Promise.resolve({ count: 0, bytes: 0 }),
     close: () => Promise.resolve(),
   };
   return store;
@@ -124,7 +126,7 @@ export function memoryArchiveStore() {
 
 export function memoryStateStore() {
   let stored: ArchiveState | undefined;
-  let lease: { holder: string; expires_at: Date } | undefined;
+  const leases: Partial<Record<ArchiveLeaseName, { holder: string; expires_at: Date }>> = {};
   const store: ArchiveStateStore & { current(): ArchiveState | undefined } = {
     current: () => (stored ? structuredClone(stored) : undefined),
     load(initial) {
@@ -141,14 +143,21 @@ export function memoryStateStore() {
       stored = { ...stored, ...structuredClone(Object.fromEntries(set)) };
       return Promise.resolve();
     },
-    acquireLease(holder, ttlMs, now) {
-      if (lease && lease.holder !== holder && lease.expires_at > now) return Promise.resolve(false);
-      lease = { holder, expires_at: new Date(now.getTime() + ttlMs) };
+    acquireLease(holder, ttlMs, now, name = 'worker') {
+      const lease = leases[name];
+      if (lease && lease.holder !== holder && lease.expires_at >= now) {
+        return Promise.resolve(false);
+      }
+      leases[name] = { holder, expires_at: new Date(now.getTime() + ttlMs) };
       return Promise.resolve(true);
     },
-    releaseLease(holder) {
-      if (lease?.holder === holder) lease = undefined;
+    releaseLease(holder, name = 'worker') {
+      if (leases[name]?.holder === holder) delete leases[name];
       return Promise.resolve();
+    },
+    leaseHolder(now, name = 'worker') {
+      const lease = leases[name];
+      return Promise.resolve(lease && lease.expires_at >= now ? lease.holder : null);
     },
     close: () => Promise.resolve(),
   };

@@ -1,7 +1,15 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createArchiver } from '@screenfleet/archive-worker';
+import { archiveKeyring, createArchiver } from '@screenfleet/archive-worker';
+import {
+  createFilesystemArchiveStore,
+  createSqliteArchiveStateStore,
+  createSqliteContentStore,
+  openSqliteDatabase,
+} from '@screenfleet/storage';
 import { mongoUrl } from '../../../test/services';
 import { allItems, byId, item, openStores, settings, type Stores } from './support';
 
@@ -26,7 +34,7 @@ describe('npm run archive:restore', () => {
       state: s.state,
       chunkSize: 2,
       defaults: settings(),
-      encryptionKey: Buffer.from(key, 'hex'),
+      keyring: archiveKeyring([Buffer.from(key, 'hex')]),
     }).runPass();
     expect(await allItems(s.content)).toEqual([]);
     const env = {
@@ -61,6 +69,60 @@ describe('npm run archive:restore', () => {
     expect(JSON.parse(first.stdout)).toMatchObject({ restored: 2, alreadyStored: 0 });
     expect(JSON.parse(second.stdout)).toMatchObject({ restored: 0, alreadyStored: 2 });
     expect(byId(await allItems(s.content))).toEqual(byId(mine));
+  });
+
+  it('when run in the embedded mode (no MONGODB_URL), then it restores into the SQLite file and from the archive directory under DATA_DIR, while the embedded process has the file open', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'sf-restore-embedded-'));
+    // What bin/embedded.ts opens: DATA_DIR/screenfleet.db and DATA_DIR/archive.
+    const database = await openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
+    try {
+      const content = createSqliteContentStore({ database });
+      const state = createSqliteArchiveStateStore({ database });
+      const archive = createFilesystemArchiveStore({ root: path.join(dataDir, 'archive') });
+      await archive.ensureReady();
+      const items = [item(20), item(19), item(18)];
+      await content.insertItems(items);
+      await createArchiver({
+        content,
+        archive,
+        state,
+        chunkSize: 2,
+        defaults: settings(),
+      }).runPass();
+      expect(await allItems(content)).toEqual([]);
+      await state.update({ settings: settings({ enabled: false }) });
+
+      const result = await run(
+        process.execPath,
+        [cli, '--from', '2000-01-01T00:00:00Z', '--to', new Date().toISOString()],
+        { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } },
+      ).catch((error: { code: number; stdout: string; stderr: string }) => error);
+
+      expect(JSON.parse(result.stdout)).toMatchObject({ restored: 3, alreadyStored: 0 });
+      expect(byId(await allItems(content))).toEqual(byId(items));
+    } finally {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('when DATA_DIR holds no embedded database (and no MONGODB_URL is set), then it exits 1 naming the file, and creates nothing', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'sf-restore-empty-'));
+    try {
+      const result = await run(
+        process.execPath,
+        [cli, '--from', '2000-01-01T00:00:00Z', '--to', '2001-01-01T00:00:00Z'],
+        { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir } },
+      ).catch((error: { code: number; stdout: string }) => error);
+
+      expect(result).toMatchObject({ code: 1 });
+      expect((result as { stdout: string }).stdout).toContain(
+        `no embedded database at ${path.join(dataDir, 'screenfleet.db')}`,
+      );
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('when --to is missing, then it exits 1 saying what is needed', async () => {

@@ -9,6 +9,10 @@ import {
   createMongoArchiveStateStore,
   createMongoContentStore,
   createS3ArchiveStore,
+  createSqliteArchiveStateStore,
+  createSqliteContentStore,
+  openSqliteDatabase,
+  type ArchiveStateStore,
   type ArchiveStore,
   type ContentDocument,
   type ContentStore,
@@ -66,10 +70,14 @@ export function item(daysAgo: number, overrides: Partial<ContentDocument> = {}):
 export interface Stores {
   content: ContentStore;
   archive: ArchiveStore;
-  state: ReturnType<typeof createMongoArchiveStateStore>;
+  state: ArchiveStateStore;
+  /** The Mongo database's name, or the embedded mode's SQLite file. */
   database: string;
   s3?: { bucket: string; prefix: string };
+  /** The fs archive's directory. */
   dir?: string;
+  /** The embedded mode's data directory (DATA_DIR). */
+  dataDir?: string;
   close(): Promise<void>;
 }
 
@@ -125,6 +133,40 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
     },
   };
 }
+
+/**
+ * The embedded mode's stores: one SQLite file (content and state, each store on its own
+ * connection, as a second process would have) and a filesystem archive, in a temp data dir.
+ */
+export async function openEmbeddedStores(): Promise<Stores> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sf-embedded-archive-'));
+  const file = path.join(dir, 'screenfleet.db');
+  const contentDb = await openSqliteDatabase(file);
+  const stateDb = await openSqliteDatabase(file);
+  const content = createSqliteContentStore({ database: contentDb });
+  const state = createSqliteArchiveStateStore({ database: stateDb });
+  const archive = createFilesystemArchiveStore({ root: path.join(dir, 'archive') });
+  await archive.ensureReady();
+  return {
+    content,
+    archive,
+    state,
+    database: file,
+    dir: path.join(dir, 'archive'),
+    dataDir: dir,
+    async close() {
+      await archive.close();
+      await stateDb.close();
+      await contentDb.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Mode = 'distributed' | 'embedded';
+/** The stores of a mode: FerretDB + MinIO, or SQLite + a directory. */
+export const storesOf = (mode: Mode) =>
+  mode === 'distributed' ? openStores('s3') : openEmbeddedStores();
 
 export async function allItems(content: ContentStore): Promise<ContentDocument[]> {
   const docs: ContentDocument[] = [];

@@ -34,7 +34,7 @@ export const gatewayConfigSpec = defineConfig({
     env: 'DATA_DIR',
     kind: 'string',
     default: './data',
-    doc: 'Where the generated local token is kept',
+    doc: 'Where the generated local token is kept (created 0700; a start refuses one open to other users)',
   },
   publishTimeout: {
     env: 'GATEWAY_PUBLISH_TIMEOUT',

@@ -240,6 +240,7 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       [{ retention_days: 1.5 }, 'retention_days', 'type'],
       [{ retention_days: 'x' }, 'retention_days', 'type'],
       [{ enabled: 'yes' }, 'enabled', 'type'],
+      [{ retention_days: 36_501 }, 'retention_days', 'maximum'],
     ])(
       'when configure sends %j, then 400 naming %s and rule %s, and nothing is relayed',
       async (body, path, rule) => {
@@ -355,9 +356,47 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       expect(received.map((r) => r.payload)).toEqual([{ action: 'restore', request }]);
     });
 
+    it('when the worker restored some items but could not read some objects, then 200 names them, counts them, and the message says so', async () => {
+      const unreadable = [
+        {
+          key: 'manifests/2026/10/01/20261001T000000000Z-20261001T010000000Z-0123456789abcdef.json.sfa',
+          reason: 'sealed with key 3fa2c1d09e8b7a65, which is not among ARCHIVE_ENCRYPTION_KEYS',
+        },
+      ];
+      behaviour = () => ({
+        outcome: 'ok',
+        status,
+        restored: 40,
+        unreadable,
+        unreadable_count: 3,
+      });
+
+      const response = await post(url('/archive/restore'), {
+        from: '2026-10-01T00:00:00Z',
+        to: '2026-10-02T00:00:00Z',
+      });
+
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        success: true,
+        message:
+          'archive restore finished: 40 items restored; 3 archived objects could not be read, their items are not restored (see unreadable)',
+        restored: 40,
+        unreadable,
+        unreadable_count: 3,
+        status,
+      });
+      expect(validators.archiveActionResult.check(structuredClone(response.body))).toEqual([]);
+    });
+
     it.each([
       [{ from: '2026-10-01T00:00:00Z' }, 'to', 'required'],
       [{ from: 'yesterday', to: '2026-10-02T00:00:00Z' }, 'from', 'format'],
+      [
+        { from: '2026-10-01T00:00:00Z', to: '2026-10-02T00:00:00Z', device_name: 'x'.repeat(201) },
+        'device_name',
+        'maxLength',
+      ],
     ])('when restore sends %j, then 400 naming %s (%s)', async (body, path, rule) => {
       const response = await post(url('/archive/restore'), body);
 
@@ -365,6 +404,23 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
       expect(response.body.errors).toEqual([expect.objectContaining({ path, rule })]);
       expect(received).toHaveLength(0);
     });
+
+    it.each([
+      ['ends before it starts', '2026-10-02T00:00:00Z', '2026-10-01T00:00:00Z'],
+      ['is empty', '2026-10-01T00:00:00Z', '2026-10-01T00:00:00Z'],
+    ])(
+      'when a restore range %s, then 400 naming both from and to, and nothing is relayed',
+      async (_, from, to) => {
+        const response = await post(url('/archive/restore'), { from, to });
+
+        expect(response.status).toBe(400);
+        expect(response.body.errors).toEqual([
+          { path: 'from', rule: 'range', detail: 'from must be before to (to is exclusive)' },
+          { path: 'to', rule: 'range', detail: 'to must be after from (to is exclusive)' },
+        ]);
+        expect(received).toHaveLength(0);
+      },
+    );
 
     it('when a restore reply lacks the restored count, then 502', async () => {
       const response = await post(url('/archive/restore'), {

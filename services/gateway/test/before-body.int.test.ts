@@ -13,7 +13,13 @@ interface RawAnswer {
  * its body, then waits for an answer while the rest is never sent: an answer can only come from
  * a gateway that did not wait for (let alone parse) the body.
  */
-function partialRequest(url: string, method: string, path: string, headers: string[]) {
+function partialRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: string[],
+  contentType = 'application/json',
+) {
   const { hostname, port } = new URL(url);
   return new Promise<RawAnswer>((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -42,7 +48,7 @@ function partialRequest(url: string, method: string, path: string, headers: stri
       [
         `${method} ${path} HTTP/1.1`,
         `Host: ${hostname}:${port}`,
-        'Content-Type: application/json',
+        `Content-Type: ${contentType}`,
         'Content-Length: 16000000',
         ...headers,
         '',
@@ -100,6 +106,30 @@ describe('requests are authenticated and routed before their body is read', () =
     ]);
     expect(answer.status).toBe(403);
   });
+
+  it.each([
+    '/add',
+    '/archive/restore',
+    '/archive/configure',
+    '/experimental/operator/press-key-by-index',
+  ])(
+    'when a 16 MB POST %s says charset=utf-7 and its body is still being sent, then it is answered 415 at once',
+    async (path) => {
+      const answer = await partialRequest(
+        gateway.url,
+        'POST',
+        path,
+        [`Authorization: Bearer ${tokens.all.token}`],
+        'application/json; charset=utf-7',
+      );
+      expect(answer.status).toBe(415);
+      expect(JSON.parse(answer.body)).toEqual(
+        expect.objectContaining({
+          errors: [{ path: '', rule: 'charset', detail: 'got application/json; charset=utf-7' }],
+        }),
+      );
+    },
+  );
 
   it.each([[{}], [{ authorization: `Bearer ${tokens.all.token}` }]])(
     'when a GET goes to an unknown path (%o), then it is a 404 with a JSON error body, not a 415',

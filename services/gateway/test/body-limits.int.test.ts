@@ -58,6 +58,49 @@ describe('bodies whose size the limits refuse', () => {
   });
 
   it.each([
+    ['utf-7', 'application/json; charset=utf-7'],
+    ['UTF-16LE', 'application/json; charset=UTF-16LE'],
+    ['utf-32 (quoted)', 'application/json;charset="utf-32"'],
+    ['latin1', 'application/json; charset=iso-8859-1'],
+  ])(
+    'when a body is sent as %s (5 million UTF-7 brackets would pass the size scan), then 415 names the charset and nothing is parsed',
+    async (_, contentType) => {
+      // In UTF-7 "[" is "+AFs-": the pre-parse scan of the raw bytes sees no array at all.
+      const body = `{"device_name":"big-1","junk":${'+AFs-'.repeat(1_000_000)}${'+AF0-'.repeat(1_000_000)},"content":{"content_type":"frames","data":[]}}`;
+      const response = await post(`${gateway.url}/add`, body, undefined, {
+        'content-type': contentType,
+      });
+
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual({
+        success: false,
+        message: 'JSON bodies must be UTF-8: charset must be utf-8 or absent',
+        errors: [
+          {
+            path: '',
+            rule: 'charset',
+            detail: `got ${contentType}`,
+          },
+        ],
+      });
+    },
+  );
+
+  it.each(['application/json; charset=utf-8', 'application/json; charset="UTF-8"'])(
+    'when the Content-Type is %s, then the body is read as usual',
+    async (contentType) => {
+      const response = await post(
+        `${gateway.url}/add`,
+        { device_name: 'utf8-1', content: { content_type: 'frames', data: [] } },
+        undefined,
+        { 'content-type': contentType },
+      );
+
+      expect(response.status).toBe(200);
+    },
+  );
+
+  it.each([
     [
       '/add',
       (device_name: string) => ({ device_name, content: { content_type: 'frames', data: [] } }),

@@ -1,4 +1,6 @@
+import type { FieldError } from '../errors';
 import { limits } from '../limits';
+import { parseDateTime } from '../timestamp';
 import { dateTimeSchema, deviceNameSchema } from './common';
 import { archiveStatusSchema } from './results.schema';
 
@@ -33,6 +35,22 @@ export const archiveRestoreRequestSchema = {
     device_name: deviceNameSchema,
   },
 } as const;
+
+/**
+ * A restore range must hold something: `from` before `to` (`to` is exclusive), compared as
+ * instants (offsets applied). A range that ends before it starts would restore nothing and say
+ * "0 items restored"; it is a 400 naming both fields instead.
+ */
+export function archiveRestoreRangeErrors(
+  request: { from: string; to: string },
+  prefix = '',
+): FieldError[] {
+  if (parseDateTime(request.from) < parseDateTime(request.to)) return [];
+  return [
+    { path: `${prefix}from`, rule: 'range', detail: 'from must be before to (to is exclusive)' },
+    { path: `${prefix}to`, rule: 'range', detail: 'to must be after from (to is exclusive)' },
+  ];
+}
 
 /** Payload of archive.command on `archive.rpc`: what the gateway asks the archive worker. */
 export const archiveCommandSchema = {
@@ -75,8 +93,31 @@ export const archiveCommandSchema = {
 } as const;
 
 /**
+ * Archived objects a restore could not read (a key that is not configured, damage, a missing
+ * object), by name and why, at most limits.maxUnreadableListed of them: their items are not
+ * back, every other item is.
+ */
+const unreadableSchema = {
+  type: 'array',
+  maxItems: limits.maxUnreadableListed,
+  items: {
+    type: 'object',
+    required: ['key', 'reason'],
+    additionalProperties: false,
+    properties: {
+      key: { type: 'string', maxLength: 1024 },
+      reason: { type: 'string', maxLength: 2000 },
+    },
+  },
+} as const;
+
+/** How many archived objects a restore could not read, all of them (the list stops at 100). */
+const unreadableCountSchema = { type: 'integer', minimum: 0 } as const;
+
+/**
  * Payload of archive.reply: the status after the command (restore adds how many items came
- * back), or why the command was refused (`conflict`: init when already initialised).
+ * back, and the archived objects it could not read), or why the command was refused
+ * (`conflict`: init when already initialised, a restore while the archive is enabled or busy).
  */
 export const archiveReplySchema = {
   type: 'object',
@@ -91,6 +132,8 @@ export const archiveReplySchema = {
         outcome: { const: 'ok' },
         status: archiveStatusSchema,
         restored: { type: 'integer', minimum: 0 },
+        unreadable: unreadableSchema,
+        unreadable_count: unreadableCountSchema,
       },
     },
     {
@@ -109,7 +152,9 @@ export const archiveReplySchema = {
 /**
  * Response of POST /archive/configure, /archive/init, /archive/run and /archive/restore: the
  * operation result screenpipe's clients check, plus the archive status after the command
- * (`restored`: how many items a restore put back, counting ones already present).
+ * (`restored`: how many items a restore put back, counting ones already present;
+ * `unreadable` and `unreadable_count`: the archived objects it could not read, whose items are
+ * not back, while every other item is).
  */
 export const archiveActionResultSchema = {
   type: 'object',
@@ -120,5 +165,7 @@ export const archiveActionResultSchema = {
     message: { type: 'string' },
     status: archiveStatusSchema,
     restored: { type: 'integer', minimum: 0 },
+    unreadable: unreadableSchema,
+    unreadable_count: unreadableCountSchema,
   },
 } as const;

@@ -10,7 +10,8 @@ import {
 } from '../../test/memory-ports';
 import { createArchiveCommands } from './archive-commands';
 import { createArchiver, type ArchiverDeps, type PassStep } from './archive-pass';
-import { ArchiveObjectCorruptError } from './chunk-codec';
+import { openKeysFor } from './archive-keys';
+import { archiveKeyring } from './chunk-codec';
 import { restoreRange } from './restore';
 
 const now = new Date('2026-03-01T00:00:00Z');
@@ -73,35 +74,68 @@ describe('archive pass', () => {
     expect(ids(restored.items.values())).toEqual(ids(same));
   });
 
-  it('when objects are encrypted, then a restore without the key fails clearly', async () => {
-    const { archive, archiver } = setup([buildDoc({ timestamp: old(1) })], {
-      encryptionKey: randomBytes(32),
-    });
-    await archiver.runPass();
-
-    await expect(
-      restoreRange({ archive, content: memoryContentStore() }, { from: old(0), to: now }),
-    ).rejects.toThrow(/encrypted and no ARCHIVE_ENCRYPTION_KEY/);
-  });
-
-  it('when a manifest is damaged or replaced by an unencrypted one, then a restore fails with ArchiveObjectCorruptError', async () => {
-    const { archive, archiver } = setup([buildDoc({ timestamp: old(1) })]);
+  it('when objects are encrypted, then a restore without the key restores nothing of them and names the manifest, with its key id', async () => {
+    const keyring = archiveKeyring([randomBytes(32)]);
+    const { archive, archiver } = setup([buildDoc({ timestamp: old(1) })], { keyring });
     await archiver.runPass();
     const manifestKey = [...archive.objects.keys()].find((k) => k.startsWith('manifests/'))!;
-    const plain = archive.objects.get(manifestKey)!;
-    const restore = (encryptionKey?: Buffer) =>
+
+    const report = await restoreRange(
+      { archive, content: memoryContentStore() },
+      { from: old(0), to: now },
+    );
+
+    expect(report).toMatchObject({ restored: 0, chunks: 0 });
+    expect(report.unreadable).toEqual([
+      {
+        key: manifestKey,
+        reason: `archive object ${manifestKey} is sealed with key ${keyring.writer!.id}, which is not among ARCHIVE_ENCRYPTION_KEYS`,
+      },
+    ]);
+  });
+
+  it('when a manifest is damaged, or replaced by an unencrypted one in an archive that holds no plain objects, then the restore names it as unreadable and restores the rest', async () => {
+    const key = randomBytes(32);
+    const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
+    const { archive, archiver } = setup(docs, { keyring: archiveKeyring([key]) });
+    await archiver.runPass(); // chunks of 3 and 1
+    const [first, second] = [...archive.objects.keys()].filter((k) => k.startsWith('manifests/'));
+    const plain = setup([docs[0]!]);
+    await plain.archiver.runPass();
+    const plainManifest = [...plain.archive.objects.entries()].find(([k]) =>
+      k.startsWith('manifests/'),
+    )![1];
+    const restore = (acceptPlain: boolean) =>
       restoreRange(
-        { archive, content: memoryContentStore(), ...(encryptionKey ? { encryptionKey } : {}) },
+        {
+          archive,
+          content: memoryContentStore(),
+          keys: { readers: archiveKeyring([key]).readers, acceptPlain },
+        },
         { from: old(0), to: now },
       );
 
-    // A key is configured: the plain (forged or downgraded) manifest is refused.
-    await expect(restore(randomBytes(32))).rejects.toThrow(ArchiveObjectCorruptError);
-    await expect(restore(randomBytes(32))).rejects.toThrow(/is not encrypted but ARCHIVE_/);
-    // No key: a cut-off manifest is a corrupt object, not a raw SyntaxError.
-    archive.objects.set(manifestKey, plain.subarray(0, plain.length - 5));
-    await expect(restore()).rejects.toThrow(ArchiveObjectCorruptError);
-    await expect(restore()).rejects.toThrow(/is not a valid manifest/);
+    // The state says every object is encrypted: a plain manifest is forged or downgraded.
+    const original = archive.objects.get(first!)!;
+    archive.objects.set(first!, plainManifest);
+    const forged = await restore(false);
+    expect(forged.restored).toBe(1);
+    expect(forged.unreadable).toEqual([
+      {
+        key: first,
+        reason: expect.stringContaining(
+          'is not encrypted, but this archive holds no plain objects',
+        ),
+      },
+    ]);
+    // A cut-off manifest is an unreadable object too, not a raw SyntaxError.
+    archive.objects.set(first!, original);
+    const sealed = archive.objects.get(second!)!;
+    archive.objects.set(second!, sealed.subarray(0, sealed.length - 5));
+    const damaged = await restore(true);
+    expect(damaged.restored).toBe(3);
+    expect(damaged.unreadable.map((u) => u.key)).toEqual([second]);
+    expect(damaged.unreadable[0]!.reason).toMatch(/fails decryption with its key/);
   });
 
   it('when archived and restored, then exactly the original documents come back', async () => {
@@ -111,12 +145,14 @@ describe('archive pass', () => {
       buildDoc({ timestamp: old(101), device_name: 'desk-2' }),
       buildDoc({ timestamp: old(102), transcription: { text: 'hello', engine: 'whisper' } }),
     ];
-    const { content, archive, archiver } = setup(structuredClone(docs), { encryptionKey: key });
+    const { content, archive, archiver } = setup(structuredClone(docs), {
+      keyring: archiveKeyring([key]),
+    });
     await archiver.runPass();
     expect(content.items.size).toBe(0);
 
     const report = await restoreRange(
-      { archive, content, encryptionKey: key },
+      { archive, content, keys: openKeysFor(archiveKeyring([key])) },
       { from: old(0), to: old(200) },
     );
 
@@ -125,7 +161,7 @@ describe('archive pass', () => {
       [...docs].sort((a, b) => (a._id < b._id ? -1 : 1)),
     );
     const again = await restoreRange(
-      { archive, content, encryptionKey: key },
+      { archive, content, keys: openKeysFor(archiveKeyring([key])) },
       { from: old(0), to: old(200) },
     );
     expect(again).toMatchObject({ restored: 0, alreadyStored: 7 });
@@ -171,7 +207,7 @@ describe('archive pass', () => {
       if (crashAt === 'uploaded') expect(content.items.size).toBe(7); // nothing deleted unverified
 
       const next = createArchiver(deps);
-      await next.reconcileStorageUsed(); // as the loop does when it takes the lease
+      await next.takeOver(); // as the loop does when it takes the lease
       const report = await next.runPass();
 
       expect(report.outcome).toBe('done');
@@ -191,9 +227,11 @@ describe('archive pass', () => {
     },
   );
 
-  it('when an encrypted chunk was uploaded but not recorded, then the re-upload leaves a copy beside it and storage_used counts both once', async () => {
+  it('when an encrypted chunk was uploaded but not recorded, then the re-upload (a fresh IV: other bytes, another key) removes the copy its manifest named, and storage_used is what is stored', async () => {
     const docs = [1, 2, 3, 4].map((s) => buildDoc({ timestamp: old(s) }));
-    const { content, archive, state, deps } = setup(docs, { encryptionKey: randomBytes(32) });
+    const { content, archive, state, deps } = setup(docs, {
+      keyring: archiveKeyring([randomBytes(32)]),
+    });
     let crashed = false;
     const dying = createArchiver({
       ...deps,
@@ -207,12 +245,12 @@ describe('archive pass', () => {
     await waitFor(() => crashed);
 
     const next = createArchiver(deps);
-    await next.reconcileStorageUsed();
+    await next.takeOver();
     await next.runPass();
 
     expect(content.items.size).toBe(0);
     const keys = [...archive.objects.keys()];
-    expect(keys.filter((k) => k.startsWith('chunks/'))).toHaveLength(3); // a fresh IV: a copy
+    expect(keys.filter((k) => k.startsWith('chunks/'))).toHaveLength(2);
     expect(keys.filter((k) => k.startsWith('manifests/'))).toHaveLength(2); // overwritten
     expect(state.current()!.storage_used).toBe(storedBytes(archive));
   });
@@ -349,7 +387,7 @@ describe('restore of media files', () => {
       buildDoc({ timestamp: old(2), file_path: '/media/v1.mp4' }),
       buildDoc({ timestamp: old(3), file_path: '/media/v2.mp4' }),
     ];
-    const { archive, archiver } = setup(docs, { media, encryptionKey: key });
+    const { archive, archiver } = setup(docs, { media, keyring: archiveKeyring([key]) });
     await archiver.runPass();
     expect(media.contents.size).toBe(0);
     const written = new Map<string, string>();
@@ -362,7 +400,12 @@ describe('restore of media files', () => {
     };
     const restore = () =>
       restoreRange(
-        { archive, content: memoryContentStore(), encryptionKey: key, media: writer },
+        {
+          archive,
+          content: memoryContentStore(),
+          keys: openKeysFor(archiveKeyring([key])),
+          media: writer,
+        },
         { from: old(0), to: now },
       );
 
@@ -376,7 +419,11 @@ describe('restore of media files', () => {
     const mediaKey = [...archive.objects.keys()].find((k) => k.startsWith('media/'))!;
     const body = archive.objects.get(mediaKey)!;
     body[body.length - 1] = body[body.length - 1]! ^ 1;
-    await expect(restore()).rejects.toThrow(/does not match its recorded SHA-256/);
+    const tampered = await restore();
+    expect(tampered.restored).toBe(3); // the items come back, the file that fails its check not
+    expect(tampered.unreadable).toEqual([
+      { key: mediaKey, reason: expect.stringMatching(/does not match its recorded SHA-256/) },
+    ]);
   });
 });
 
@@ -390,7 +437,9 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
   /** Two workers over shared stores; worker a's put of keys matching `slowKey` waits for release. */
   function twoWorkers(docs: ContentDocument[], slowKey: RegExp) {
     const key = randomBytes(32);
-    const { content, archive, state, deps } = setup(structuredClone(docs), { encryptionKey: key });
+    const { content, archive, state, deps } = setup(structuredClone(docs), {
+      keyring: archiveKeyring([key]),
+    });
     let clock = now.getTime();
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -441,7 +490,7 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     expect(saved.cleanup_pending).toBeNull();
     const restored = memoryContentStore();
     const report = await restoreRange(
-      { archive: w.archive, content: restored, encryptionKey: w.key },
+      { archive: w.archive, content: restored, keys: openKeysFor(archiveKeyring([w.key])) },
       { from: old(0), to: now },
     );
     expect(report).toMatchObject({ chunks: 1, restored: 3 });
@@ -466,7 +515,7 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     expect(await w.b.runPass()).toMatchObject({ outcome: 'done', items: 4 });
     const restored = memoryContentStore();
     await restoreRange(
-      { archive: w.archive, content: restored, encryptionKey: w.key },
+      { archive: w.archive, content: restored, keys: openKeysFor(archiveKeyring([w.key])) },
       { from: old(0), to: now },
     );
     expect([...restored.items.values()].sort((x, y) => (x._id < y._id ? -1 : 1))).toEqual(docs);
@@ -476,15 +525,18 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     const docs = [1, 2, 3, 4, 5, 6].map((s) => buildDoc({ timestamp: old(s) }));
     const { content, state, deps } = setup(structuredClone(docs));
     let held = true;
+    let chunks = 0;
     const b = new Date('2026-03-01T00:00:05Z');
     const a = createArchiver({
       ...deps,
       holdsLease: () => Promise.resolve(held),
-      mayContinue: () => Promise.resolve(held),
-      onStep: async (step) => {
-        if (step !== 'deleted') return;
-        held = false; // b takes over and starts uploading
-        await state.update({ uploading_since: b });
+      mayContinue: async () => {
+        chunks += 1;
+        if (chunks === 2) {
+          held = false; // b took over after the first chunk, and starts uploading
+          await state.update({ uploading_since: b });
+        }
+        return held;
       },
     });
 
@@ -492,6 +544,51 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
     expect(content.items.size).toBe(3);
     expect(state.current()!.uploading_since).toEqual(b);
   });
+
+  it.each([
+    ['the chunk in hand', false],
+    ['a cleanup left by a crash (put back from the archived chunk)', true],
+  ])(
+    'when the lease is found lost once the delete of %s returned, then the items are put back (a restore may have put them back meanwhile) and the next holder archives them again',
+    async (_, crashed) => {
+      const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
+      const key = randomBytes(32);
+      const { content, state, deps } = setup(structuredClone(docs), {
+        keyring: archiveKeyring([key]),
+      });
+      if (crashed) {
+        const dying = createArchiver({
+          ...deps,
+          onStep: (step) =>
+            step === 'recorded' ? Promise.reject(new Error('crash')) : Promise.resolve(),
+        });
+        expect((await dying.runPass()).outcome).toBe('failed');
+        expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
+      }
+      let held = true;
+      const a = createArchiver({
+        ...deps,
+        holdsLease: () => Promise.resolve(held),
+        onStep: (step) => {
+          if (step === 'deleted') held = false; // the delete call outlived the lease
+          return Promise.resolve();
+        },
+      });
+
+      expect((await a.runPass()).outcome).toBe('lease_lost');
+      expect(ids(content.items.values())).toEqual(ids(docs));
+      expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
+
+      expect((await createArchiver(deps).runPass()).outcome).toBe('done');
+      expect(content.items.size).toBe(0);
+      const restored = memoryContentStore();
+      await restoreRange(
+        { archive: deps.archive, content: restored, keys: openKeysFor(archiveKeyring([key])) },
+        { from: old(0), to: now },
+      );
+      expect(ids(restored.items.values())).toEqual(ids(docs));
+    },
+  );
 
   it('when the lease is lost between recording a chunk and deleting its items, then nothing is deleted and the next holder finishes the cleanup', async () => {
     const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
@@ -592,7 +689,7 @@ describe('storage_used reconciled with the store', () => {
     await state.update({ storage_used: state.current()!.storage_used * 2 });
     const stored = [...archive.objects.values()].reduce((n, body) => n + body.length, 0);
 
-    const result = await archiver.reconcileStorageUsed();
+    const result = await archiver.takeOver();
 
     expect(result.after).toBe(stored);
     expect(state.current()!.storage_used).toBe(stored);

@@ -1,6 +1,7 @@
 import {
   AppError,
   initialArchiveState,
+  type ArchivedChunkCleanup,
   type ArchiveSettings,
   type ArchiveState,
 } from '@screenfleet/contracts';
@@ -11,23 +12,42 @@ import type {
   ContentStore,
 } from '@screenfleet/storage';
 import { withCommandFields, DAY_MS, type PassFields } from './archive-state';
-import { encodeChunk, sealBytes, type EncodedChunk } from './chunk-codec';
+import { openKeysFor } from './archive-keys';
+import {
+  ArchiveObjectCorruptError,
+  decodeChunk,
+  encodeChunk,
+  openBytes,
+  PLAIN,
+  sealBytes,
+  type ArchiveKeyring,
+  type EncodedChunk,
+} from './chunk-codec';
 import {
   buildManifest,
   chunkKeys,
+  chunkSha256,
+  type ManifestEntry,
   type ManifestMedia,
   type ManifestSkippedMedia,
 } from './manifest';
+import { sweepArchive, type SweepReport } from './sweep';
 import type { MediaCheck, MediaFiles } from './media-files';
 
 export interface ArchiverDeps {
-  content: Pick<ContentStore, 'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse'>;
-  archive: Pick<ArchiveStore, 'put' | 'verify' | 'size' | 'list'>;
+  content: Pick<
+    ContentStore,
+    'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
+  >;
+  archive: Pick<
+    ArchiveStore,
+    'put' | 'verify' | 'size' | 'list' | 'get' | 'delete' | 'removeUnfinished'
+  >;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** Absent when no media root is configured: file paths are then never read or deleted. */
   media?: MediaFiles;
-  /** 32 bytes: AES-256-GCM for every object; absent for none. */
-  encryptionKey?: Buffer;
+  /** Its writer seals every object (AES-256-GCM); absent or without a writer: plain objects. */
+  keyring?: ArchiveKeyring;
   chunkSize: number;
   /** The settings an archive starts with (the environment's), before anyone changed them. */
   defaults: ArchiveSettings;
@@ -64,7 +84,9 @@ export type PassOutcome =
   /** Stopped before the cutoff because mayContinue said so; nothing half done. */
   | 'interrupted'
   /** The lease was lost mid-chunk: the chunk was abandoned unrecorded, nothing deleted. */
-  | 'lease_lost';
+  | 'lease_lost'
+  /** Not run: a restore or a rekey held the archive (the task lease); the next tick tries again. */
+  | 'busy';
 
 export interface PassReport {
   outcome: PassOutcome;
@@ -125,27 +147,60 @@ export function createArchiver(deps: ArchiverDeps) {
     if (deps.holdsLease && !(await deps.holdsLease())) throw new LeaseLostError(before);
   }
 
-  async function finishCleanup(state: ArchiveState): Promise<ArchiveState> {
+  /**
+   * Deletes the recorded chunk's items (and then its media files) locally. The lease is renewed
+   * right before the delete, which leaves the window of the delete call itself: a call that
+   * stalls past the lease's TTL can land after another holder, or a restore, took over, and a
+   * restore may have put these items back meanwhile. So the lease is confirmed again once the
+   * call returned: lost, the items are put back (from `docs`, or from the archived chunk) for the
+   * next holder to archive again, which is harmless, where a restored item deleted is not.
+   */
+  async function finishCleanup(
+    state: ArchiveState,
+    docs?: readonly ContentDocument[],
+  ): Promise<ArchiveState> {
     const pending = state.cleanup_pending;
     if (!pending) return state;
     await ensureLease('deleting archived items');
     await deps.content.deleteByIds(pending.item_ids);
     await step('deleted');
-    await removeUnreferencedMedia(pending.media_paths);
+    const unreferenced = await unreferencedMedia(pending.media_paths);
+    if (deps.holdsLease && !(await deps.holdsLease())) {
+      await putBack(pending, docs);
+      throw new LeaseLostError('its delete of archived items returned (they are put back)');
+    }
+    await removeMedia(unreferenced);
     return record(state, { cleanup_pending: null });
   }
 
-  /**
-   * Many frames share one video file: it goes only once no stored item names it any more. A file
-   * that cannot be removed is reported and left (the items are archived already); only the
-   * content store's in-use query fails the pass.
-   */
-  async function removeUnreferencedMedia(paths: string[]): Promise<void> {
-    const media = deps.media;
-    if (!media || paths.length === 0) return;
+  async function putBack(pending: ArchivedChunkCleanup, docs?: readonly ContentDocument[]) {
+    const ids = new Set(pending.item_ids);
+    const archived =
+      docs ??
+      decodeChunk(
+        await deps.archive.get(pending.chunk_key),
+        // Its key names the SHA-256 of its bytes: nothing else is accepted, plain or not.
+        { readers: deps.keyring?.readers ?? [], acceptPlain: true },
+        { name: pending.chunk_key, sha256: chunkSha256(pending.chunk_key) },
+      );
+    await deps.content.insertItems(archived.filter((doc) => ids.has(doc._id)));
+  }
+
+  /** Many frames share one video file: it goes only once no stored item names it any more. */
+  async function unreferencedMedia(paths: string[]): Promise<string[]> {
+    if (!deps.media || paths.length === 0) return [];
     const inUse = await deps.content.filePathsInUse(paths);
+    return paths.filter((filePath) => !inUse.has(filePath));
+  }
+
+  /**
+   * A file that cannot be removed is reported and left (the items are archived already); only
+   * the content store's in-use query fails the pass.
+   */
+  async function removeMedia(paths: string[]): Promise<void> {
+    const media = deps.media;
+    if (!media) return;
     for (const filePath of paths) {
-      if (inUse.has(filePath)) continue;
       try {
         const check = await media.check(filePath);
         if (check.kind === 'inside') await media.remove(check.realPath);
@@ -196,7 +251,7 @@ export function createArchiver(deps: ArchiverDeps) {
         skipped.push({ file_path: file.filePath, reason: 'refused', detail: describe(error) });
         continue;
       }
-      const sealed = sealBytes(bytes, deps.encryptionKey);
+      const sealed = sealBytes(bytes, deps.keyring?.writer);
       const key = mediaKey(index, file.filePath, sealed.sha256);
       sealedMedia.push({
         sealed,
@@ -204,6 +259,49 @@ export function createArchiver(deps: ArchiverDeps) {
       });
     }
     return sealedMedia;
+  }
+
+  /**
+   * The objects an earlier upload of these same items named (its manifest is at the same key),
+   * which this one replaces: an upload that died before it was recorded, or items archived
+   * again after a restore. Encrypted, or with other media, their keys differ from this upload's,
+   * and nothing names them once the new manifest is written. A manifest that cannot be read
+   * replaces nothing (the sweep at the next takeover looks again).
+   */
+  async function replacedObjects(
+    state: ArchiveState,
+    manifestKey: string,
+    uploads: Array<{ key: string }>,
+  ): Promise<Array<{ key: string; size: number }>> {
+    try {
+      const body = await deps.archive.get(manifestKey);
+      const opened = openBytes(body, openKeysFor(deps.keyring, state), { name: manifestKey });
+      const earlier = JSON.parse(opened.toString('utf8')) as ManifestEntry;
+      const kept = new Set(uploads.map((upload) => upload.key));
+      return [
+        { key: earlier.chunk_key, size: earlier.size },
+        ...earlier.media.map((media) => ({ key: media.key, size: media.size })),
+      ].filter((object) => !kept.has(object.key));
+    } catch (error) {
+      if (error instanceof ArchiveObjectCorruptError || error instanceof SyntaxError) return [];
+      throw error;
+    }
+  }
+
+  /** Deletes what the new manifest replaced, and takes their bytes off storage_used. */
+  async function removeReplaced(
+    state: ArchiveState,
+    replaced: Array<{ key: string; size: number }>,
+  ): Promise<ArchiveState> {
+    if (replaced.length === 0) return state;
+    let freed = 0;
+    for (const object of replaced) {
+      const size = await deps.archive.size(object.key);
+      if (size === null) continue;
+      await deps.archive.delete(object.key);
+      freed += size;
+    }
+    return freed === 0 ? state : record(state, { storage_used: state.storage_used - freed });
   }
 
   async function putVerified(key: string, sealed: EncodedChunk): Promise<void> {
@@ -219,10 +317,13 @@ export function createArchiver(deps: ArchiverDeps) {
    */
   async function addedBytes(uploads: Array<{ key: string; sealed: EncodedChunk }>) {
     let bytes = 0;
+    const overwritten = new Set<string>();
     for (const { key, sealed } of uploads) {
-      bytes += sealed.body.length - ((await deps.archive.size(key)) ?? 0);
+      const size = await deps.archive.size(key);
+      if (size !== null) overwritten.add(key);
+      bytes += sealed.body.length - (size ?? 0);
     }
-    return bytes;
+    return { bytes, overwritten };
   }
 
   async function archiveChunk(
@@ -233,7 +334,7 @@ export function createArchiver(deps: ArchiverDeps) {
     const { found, skipped } = await collectMedia(docs);
     mediaPending = found.length;
     const sealedMedia = await sealMedia(found, skipped, keys.media);
-    const chunk = encodeChunk(docs, deps.encryptionKey);
+    const chunk = encodeChunk(docs, deps.keyring?.writer);
     const chunkKey = keys.chunk(chunk.sha256);
     const manifest = buildManifest(
       docs,
@@ -242,13 +343,16 @@ export function createArchiver(deps: ArchiverDeps) {
       now(),
       skipped,
     );
-    const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.encryptionKey);
+    const sealedManifest = sealBytes(Buffer.from(JSON.stringify(manifest)), deps.keyring?.writer);
     const uploads = [
       ...sealedMedia.map((m) => ({ key: m.entry.key, sealed: m.sealed })),
       { key: chunkKey, sealed: chunk },
       { key: keys.manifest, sealed: sealedManifest },
     ];
-    const bytes = await addedBytes(uploads);
+    const { bytes, overwritten } = await addedBytes(uploads);
+    const replaced = overwritten.has(keys.manifest)
+      ? await replacedObjects(state, keys.manifest, uploads)
+      : [];
 
     const limit = state.settings.storage_limit;
     if (state.storage_used + bytes > limit) {
@@ -262,8 +366,18 @@ export function createArchiver(deps: ArchiverDeps) {
       };
     }
 
+    // Recorded before an object is sealed with it, so a start can tell a key is missing.
+    const seal = deps.keyring?.writer?.id ?? PLAIN;
+    if (state.sealed_with && !state.sealed_with.includes(seal)) {
+      state = await record(state, { sealed_with: [...state.sealed_with, seal] });
+    }
     // Media and chunk before the manifest: a manifest never names an object that is not there.
+    const manifestUpload = uploads.pop()!;
     for (const { key, sealed } of uploads) await putVerified(key, sealed);
+    // A worker that lost its lease must not replace the holder's manifest (naming a copy the
+    // holder's sweep may remove): confirmed right before.
+    await ensureLease('writing a manifest');
+    await putVerified(manifestUpload.key, manifestUpload.sealed);
     await step('uploaded');
 
     const last = docs[docs.length - 1]!;
@@ -293,7 +407,8 @@ export function createArchiver(deps: ArchiverDeps) {
     await step('recorded');
     deps.observer?.chunkArchived({ items: docs.length, media: sealedMedia.length, bytes });
     for (const file of skipped) deps.observer?.mediaSkipped?.({ ...file, chunk_key: chunkKey });
-    return { state: await finishCleanup(recorded), limited: false, media: sealedMedia.length };
+    const cleaned = await removeReplaced(await finishCleanup(recorded, docs), replaced);
+    return { state: cleaned, limited: false, media: sealedMedia.length };
   }
 
   async function runPass(options: { manual?: boolean } = {}): Promise<PassReport> {
@@ -365,19 +480,23 @@ export function createArchiver(deps: ArchiverDeps) {
     /** Media files of the chunk in hand not uploaded yet. */
     mediaFilesPending: () => mediaPending,
     /**
-     * Sets storage_used to the bytes the archive store really holds (the sum of its objects'
-     * sizes): what this worker did not write or count (a crashed or late worker's unreferenced
-     * copies, a double count) stops skewing the storage limit. Called by the loop when it takes
-     * the lease, before its first pass; the whole listing, so once per takeover only.
+     * What a worker does when it takes the lease, before its first pass (holding the task lease):
+     * sweeps what crashes left (sweepArchive: chunk and media copies no manifest names, temp
+     * files of killed writes), then sets storage_used to the bytes the store holds, so that what
+     * no one counted or removed (a crashed or late worker's copies, a double count) stops
+     * skewing the storage limit. One listing of the whole store, so once per takeover only.
      */
-    async reconcileStorageUsed(): Promise<{ before: number; after: number }> {
-      let bytes = 0;
-      for await (const object of deps.archive.list('')) bytes += object.size;
+    async takeOver(): Promise<{ before: number; after: number; sweep: SweepReport }> {
       const state = await deps.state.load(initialArchiveState(deps.defaults, now()));
-      if (state.storage_used !== bytes) {
-        await deps.state.update({ storage_used: bytes, updated_at: now() });
+      const sweep = await sweepArchive({
+        archive: deps.archive,
+        keys: openKeysFor(deps.keyring, state),
+      });
+      const after = sweep.storedBytes;
+      if (state.storage_used !== after) {
+        await deps.state.update({ storage_used: after, updated_at: now() });
       }
-      return { before: state.storage_used, after: bytes };
+      return { before: state.storage_used, after, sweep };
     },
     /** Items still to archive: everything before the cutoff that is in the content store. */
     async pendingCount(settings: ArchiveSettings): Promise<number> {

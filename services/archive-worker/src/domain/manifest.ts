@@ -39,22 +39,25 @@ export interface ManifestEntry {
 }
 
 /**
- * Keys of a chunk, its manifest and its media: named by the first item's time (so a listing is
- * in time order, and a day's objects share a prefix) and a hash of every id in the chunk, and
- * the chunk and media keys also by the SHA-256 of their stored bytes. An object key is never
- * written with different bytes: two workers uploading the same items (one past its lease) write
- * two chunks side by side, and whichever manifest stays names a chunk whose bytes match it.
- * Unencrypted, the same items give the same bytes, so a re-upload after a crash overwrites the
- * unrecorded copy with identical bytes; encrypted (a random IV), it leaves an unreferenced copy.
+ * Keys of a chunk, its manifest and its media: named by the first and last items' times (so a
+ * listing is in time order, a day's objects share a prefix, and a restore skips the manifests
+ * of other times by their names alone) and a hash of every id in the chunk, and the chunk and
+ * media keys also by the SHA-256 of their stored bytes. An object key is never written with
+ * different bytes: two workers uploading the same items (one past its lease) write two chunks
+ * side by side, and whichever manifest stays names a chunk whose bytes match it. Unencrypted,
+ * the same items give the same bytes, so a re-upload after a crash overwrites the unrecorded
+ * copy with identical bytes; encrypted (a random IV), it leaves an unreferenced copy (swept).
  */
 export function chunkKeys(docs: readonly ContentDocument[]) {
   const first = docs[0];
-  if (!first) throw new RangeError('a chunk has at least one item');
+  const last = docs[docs.length - 1];
+  if (!first || !last) throw new RangeError('a chunk has at least one item');
   const hash = createHash('sha256');
   for (const doc of docs) hash.update(doc._id).update('\n');
   const iso = first.timestamp.toISOString();
   const day = `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)}`;
-  const name = `${day}/${iso.replace(/[-:.]/g, '')}-${hash.digest('hex').slice(0, 16)}`;
+  const ids = hash.digest('hex').slice(0, 16);
+  const name = `${day}/${compact(first.timestamp)}-${compact(last.timestamp)}-${ids}`;
   return {
     /** `sha256`: hex SHA-256 of the stored (sealed) chunk. */
     chunk: (sha256: string) => `chunks/${name}-${sha256}.jsonl.gz.sfa`,
@@ -65,9 +68,48 @@ export function chunkKeys(docs: readonly ContentDocument[]) {
   };
 }
 
-/** The day folder (YYYY/MM/DD) of a manifest key, for skipping manifests outside a range. */
-export function manifestDay(key: string): string | undefined {
-  return /^manifests\/(\d{4}\/\d{2}\/\d{2})\//.exec(key)?.[1];
+/**
+ * Which object of which chunk a key is, from its name as chunkKeys made it: the item set's name
+ * (day, times and id hash, the same for a chunk, its manifest and its media files), and for
+ * media the file's index in the chunk. Undefined for a key of another form.
+ */
+export function objectOfChunk(
+  key: string,
+): { kind: 'chunk' | 'manifest' | 'media'; itemSet: string; index?: number } | undefined {
+  const chunk = /^chunks\/(.+)-[0-9a-f]{64}\.jsonl\.gz\.sfa$/.exec(key);
+  if (chunk) return { kind: 'chunk', itemSet: chunk[1]! };
+  const manifest = /^manifests\/(.+)\.json\.sfa$/.exec(key);
+  if (manifest) return { kind: 'manifest', itemSet: manifest[1]! };
+  const media = /^media\/(.+)\/(\d+)-[0-9a-f]{64}-[^/]*\.sfa$/.exec(key);
+  if (media) return { kind: 'media', itemSet: media[1]!, index: Number(media[2]) };
+  return undefined;
+}
+
+/** The SHA-256 a chunk's key names (of its stored bytes), as chunkKeys wrote it. */
+export function chunkSha256(key: string): string | undefined {
+  return /-([0-9a-f]{64})\.jsonl\.gz\.sfa$/.exec(key)?.[1];
+}
+
+/** 2026-01-02T03:04:05.006Z as 20260102T030405006Z: sorts as the time does, no ":" in keys. */
+const compact = (date: Date) => date.toISOString().replace(/[-:.]/g, '');
+const fromCompact = (text: string) =>
+  new Date(
+    `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}T${text.slice(9, 11)}:` +
+      `${text.slice(11, 13)}:${text.slice(13, 15)}.${text.slice(15, 18)}Z`,
+  );
+const MANIFEST_NAME =
+  /^manifests\/\d{4}\/\d{2}\/\d{2}\/(\d{8}T\d{9}Z)(?:-(\d{8}T\d{9}Z))?-[0-9a-f]{16}\.json\.sfa$/;
+
+/**
+ * The times a manifest's name says its chunk spans, for skipping manifests outside a range
+ * without reading them: first and last item (`last` absent for names from before it was
+ * added, which have the first only); undefined for a name of another form.
+ */
+export function manifestSpan(key: string): { first: Date; last?: Date } | undefined {
+  const match = MANIFEST_NAME.exec(key);
+  if (!match) return undefined;
+  const first = fromCompact(match[1]!);
+  return match[2] ? { first, last: fromCompact(match[2]) } : { first };
 }
 
 export function buildManifest(

@@ -1,15 +1,21 @@
-import { ConflictError, type ArchiveSettings } from '@screenfleet/contracts';
+import { ConflictError, NotFoundError, type ArchiveSettings } from '@screenfleet/contracts';
 import type { ArchiveStore, ContentStore } from '@screenfleet/storage';
-import { ArchiveObjectCorruptError, decodeChunk, openBytes } from './chunk-codec';
-import { manifestDay, type ManifestEntry } from './manifest';
+import { ArchiveObjectCorruptError, decodeChunk, openBytes, type OpenKeys } from './chunk-codec';
+import { manifestSpan, type ManifestEntry } from './manifest';
 import type { MediaRestoreOutcome, MediaWriter } from './media-files';
 
 export interface RestoreDeps {
   archive: Pick<ArchiveStore, 'list' | 'get'>;
   content: Pick<ContentStore, 'insertItems'>;
-  encryptionKey?: Buffer;
+  /** What opens the objects (openKeysFor); absent: no keys, plain objects only. */
+  keys?: OpenKeys;
   /** Absent when no media root is configured: media files then stay in the archive. */
   media?: MediaWriter;
+  /**
+   * Asked before each chunk: false once the restore no longer holds the archive's task lease
+   * (another task may run now), which stops it with what it restored so far reported.
+   */
+  stillHeld?: () => boolean;
 }
 
 export interface RestoreRange {
@@ -20,6 +26,12 @@ export interface RestoreRange {
   device?: string;
 }
 
+/** An archived object a restore could not read, and why: its items (or file) are not back. */
+export interface UnreadableObject {
+  key: string;
+  reason: string;
+}
+
 export interface RestoreReport {
   chunks: number;
   /** Items put back into the content store. */
@@ -28,6 +40,11 @@ export interface RestoreReport {
   alreadyStored: number;
   /** Media files of the restored items, by what happened to each (see MediaRestoreOutcome). */
   media: Record<MediaRestoreOutcome, number>;
+  /**
+   * Objects in range that could not be read: a key that is not configured, damage (a SHA-256
+   * or decryption that does not match), or a missing object. The rest is restored all the same.
+   */
+  unreadable: UnreadableObject[];
 }
 
 /**
@@ -45,33 +62,53 @@ export function refuseRestoreWhileEnabled(settings: Pick<ArchiveSettings, 'enabl
 
 /**
  * Puts archived items of [from, to) (of one device, when given) back into the content store.
- * Every chunk is checked against its manifest's SHA-256 and decrypted before anything is
- * inserted; a tampered or truncated object fails the restore with ArchiveObjectCorruptError.
- * Chunks already restored re-insert as "already stored", so a restore can simply be repeated.
- * With a media writer, each media file of the restored items is fetched, checked against its
- * manifest SHA-256, decrypted and written back to its path (never over a different file).
+ * Only the manifests whose names say their chunk meets the range are read (names from before
+ * the last item's time was in them are read when they start before `to`). Every chunk is
+ * checked against its manifest's SHA-256 and decrypted before anything of it is inserted; an
+ * object that cannot be read (another key, damage, missing) is reported in `unreadable` and
+ * its items are skipped, every other item is restored. Chunks already restored re-insert as
+ * "already stored", so a restore can simply be repeated. With a media writer, each media file
+ * of the restored items is fetched, checked, decrypted and written back to its path (never over
+ * a different file). A store that is unreachable fails the restore (run it again).
  */
 export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Promise<RestoreReport> {
+  const keys = deps.keys ?? { readers: [], acceptPlain: true };
   const report: RestoreReport = {
     chunks: 0,
     restored: 0,
     alreadyStored: 0,
     media: { written: 0, already: 0, conflict: 0, refused: 0 },
+    unreadable: [],
   };
-  const toDay = dayOf(new Date(range.to.getTime() - 1));
+  /** The object opened, or undefined with it reported unreadable (any other error fails). */
+  async function read<T>(key: string, open: (body: Buffer) => T): Promise<T | undefined> {
+    try {
+      return open(await deps.archive.get(key));
+    } catch (error) {
+      if (!(error instanceof ArchiveObjectCorruptError || error instanceof NotFoundError)) {
+        throw error;
+      }
+      report.unreadable.push({ key, reason: error.message });
+      return undefined;
+    }
+  }
+
   for await (const object of deps.archive.list('manifests/')) {
-    // Manifests are named by their chunk's first item: a later day cannot hold items in range.
-    const day = manifestDay(object.key);
-    if (day !== undefined && day > toDay) continue;
-    const manifest = parseManifest(
-      object.key,
-      openBytes(await deps.archive.get(object.key), deps.encryptionKey, { name: object.key }),
+    const span = manifestSpan(object.key);
+    if (span && (span.first >= range.to || (span.last && span.last < range.from))) continue;
+    if (deps.stillHeld && !deps.stillHeld()) {
+      throw new ConflictError(
+        `the restore lost the archive's task lease (another task may run now; is the state store reachable?) after ${report.restored} items restored: run it again`,
+      );
+    }
+    const manifest = await read(object.key, (body) =>
+      parseManifest(object.key, openBytes(body, keys, { name: object.key })),
     );
-    if (!overlaps(manifest, range)) continue;
-    const docs = decodeChunk(await deps.archive.get(manifest.chunk_key), deps.encryptionKey, {
-      name: manifest.chunk_key,
-      sha256: manifest.sha256,
-    });
+    if (!manifest || !overlaps(manifest, range)) continue;
+    const docs = await read(manifest.chunk_key, (body) =>
+      decodeChunk(body, keys, { name: manifest.chunk_key, sha256: manifest.sha256 }),
+    );
+    if (!docs) continue;
     const wanted = docs.filter(
       (doc) =>
         doc.timestamp >= range.from &&
@@ -84,11 +121,10 @@ export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Prom
     if (deps.media) {
       const named = new Set(wanted.map((doc) => doc.file_path));
       for (const entry of manifest.media.filter((m) => named.has(m.file_path))) {
-        const bytes = openBytes(await deps.archive.get(entry.key), deps.encryptionKey, {
-          name: entry.key,
-          sha256: entry.sha256,
-        });
-        report.media[await deps.media.restore(entry.file_path, bytes)] += 1;
+        const bytes = await read(entry.key, (body) =>
+          openBytes(body, keys, { name: entry.key, sha256: entry.sha256 }),
+        );
+        if (bytes) report.media[await deps.media.restore(entry.file_path, bytes)] += 1;
       }
     }
     const result = await deps.content.insertItems(wanted);
@@ -96,6 +132,24 @@ export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Prom
     report.alreadyStored += result.alreadyStored;
   }
   return report;
+}
+
+/**
+ * The archive's last_error after a restore that met unreadable objects: the first few by name,
+ * and how many (undefined when every object was read).
+ */
+export function restoreLastError(range: RestoreRange, report: RestoreReport): string | undefined {
+  const count = report.unreadable.length;
+  if (count === 0) return undefined;
+  const named = report.unreadable
+    .slice(0, 3)
+    .map((object) => `${object.key} (${object.reason})`)
+    .join('; ');
+  return (
+    `restore of ${range.from.toISOString()}..${range.to.toISOString()}: ${count} archived ` +
+    `object${count === 1 ? '' : 's'} could not be read, their items are not restored: ${named}` +
+    (count > 3 ? `; and ${count - 3} more` : '')
+  );
 }
 
 function parseManifest(key: string, bytes: Buffer): ManifestEntry {
@@ -114,5 +168,3 @@ function overlaps(manifest: ManifestEntry, range: RestoreRange): boolean {
     new Date(manifest.last.timestamp) >= range.from && new Date(manifest.first.timestamp) < range.to
   );
 }
-
-const dayOf = (date: Date) => date.toISOString().slice(0, 10).replace(/-/g, '/');

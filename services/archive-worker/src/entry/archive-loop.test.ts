@@ -14,7 +14,17 @@ describe('archive loop', () => {
     let passes = 0;
     const done: PassReport = { outcome: 'done', chunks: 1, items: 1, mediaFiles: 0, failures: 0 };
     const archiver = {
-      reconcileStorageUsed: () => Promise.resolve({ before: 0, after: 0 }),
+      takeOver: () =>
+        Promise.resolve({
+          before: 0,
+          after: 0,
+          sweep: {
+            orphans: { count: 0, bytes: 0 },
+            unfinished: { count: 0, bytes: 0 },
+            kept: [],
+            storedBytes: 0,
+          },
+        }),
       async runPass() {
         passes += 1;
         await sleep(4 * ttl); // one slow chunk: longer than the lease
@@ -22,7 +32,7 @@ describe('archive loop', () => {
       },
     } as unknown as Archiver;
     const commands = {
-      load: () => Promise.resolve({ run_requested_at: null }),
+      load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
     } as unknown as ArchiveCommands;
     const loop = createArchiveLoop({
       archiver,
@@ -55,10 +65,19 @@ describe('archive loop', () => {
     let reconciles = 0;
     let passes = 0;
     const archiver = {
-      reconcileStorageUsed() {
+      takeOver() {
         reconciles += 1;
         return listingWorks
-          ? Promise.resolve({ before: 0, after: 0 })
+          ? Promise.resolve({
+              before: 0,
+              after: 0,
+              sweep: {
+                orphans: { count: 0, bytes: 0 },
+                unfinished: { count: 0, bytes: 0 },
+                kept: [],
+                storedBytes: 0,
+              },
+            })
           : Promise.reject(new Error('archive store unavailable'));
       },
       runPass() {
@@ -75,7 +94,7 @@ describe('archive loop', () => {
     const loop = createArchiveLoop({
       archiver,
       commands: {
-        load: () => Promise.resolve({ run_requested_at: null }),
+        load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
       } as unknown as ArchiveCommands,
       leases: memoryStateStore(),
       holderId: 'a',

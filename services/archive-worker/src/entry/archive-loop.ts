@@ -1,13 +1,14 @@
 import { backoffDelay, type BackoffOptions, type Logger } from '@screenfleet/runtime';
 import type { ArchiveStateStore } from '@screenfleet/storage';
 import type { Archiver, PassReport } from '../domain/archive-pass';
+import { taskHolder } from '../domain/archive-task';
 import type { ArchiveCommands } from '../domain/archive-commands';
 import type { ArchiveMetrics } from '../metrics';
 
 export interface ArchiveLoopDeps {
   archiver: Archiver;
   commands: ArchiveCommands;
-  leases: Pick<ArchiveStateStore, 'acquireLease' | 'releaseLease'>;
+  leases: Pick<ArchiveStateStore, 'acquireLease' | 'releaseLease' | 'leaseHolder'>;
   holderId: string;
   leaseTtlMs: number;
   intervalMs: number;
@@ -23,15 +24,24 @@ export interface ArchiveLoopDeps {
  * here or on another worker through the state). During a pass the holder renews the lease every
  * lease_ttl/3 too (a slow chunk must not let it expire), and again before each chunk, before it
  * records a chunk and before it deletes items; the pass stops when the lease is lost.
+ *
+ * A pass (and the reconcile on taking the lease) also holds the `task` lease, which restores and
+ * rekeys take too, from any process: a pass due while one runs waits for the next tick (outcome
+ * `busy`), and a restore asked during a pass is refused.
  */
 export function createArchiveLoop(deps: ArchiveLoopDeps) {
   const { archiver, leases, holderId, leaseTtlMs, logger, metrics, now } = deps;
+  const task = taskHolder('pass', holderId);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopping = false;
   let holds = false;
+  /** The task lease is this worker's: during a pass or a reconcile. */
+  let holdsTask = false;
   let nextPassAt = 0;
   let runAsked = false;
+  /** A manual run found the archive busy: the next tick runs it. */
+  let manualWaiting = false;
   let lastRunSeen = 0;
 
   let renewing: Promise<boolean> | undefined;
@@ -50,9 +60,34 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
       holds = held;
       if (!held) reconciled = false; // another worker may have written meanwhile
       metrics.leaseHeld.set(held ? 1 : 0);
+      // While a task runs, its lease too: a restore may take it once it has expired.
+      if (held && holdsTask) {
+        holdsTask = await leases.acquireLease(task, leaseTtlMs, now(), 'task').catch(() => false);
+        if (!holdsTask) logger.warn({ holderId }, 'archive task lease lost during a pass');
+        return holdsTask;
+      }
       return held;
     })().finally(() => (renewing = undefined));
     return renewing;
+  }
+
+  /**
+   * Runs `work` holding the task lease; undefined, without running it, when a restore or rekey
+   * holds it (logged once per wait).
+   */
+  async function asTask<T>(work: () => Promise<T>): Promise<T | undefined> {
+    holdsTask = await leases.acquireLease(task, leaseTtlMs, now(), 'task').catch(() => false);
+    if (!holdsTask) {
+      const holder = await leases.leaseHolder(now(), 'task').catch(() => null);
+      logger.info({ holder }, 'archive pass waits: another task holds the archive');
+      return undefined;
+    }
+    try {
+      return await work();
+    } finally {
+      holdsTask = false;
+      await leases.releaseLease(task, 'task').catch(() => undefined);
+    }
   }
 
   async function renew(): Promise<boolean> {
@@ -61,11 +96,19 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
   }
 
   async function pass(manual: boolean): Promise<PassReport> {
-    const stopTimer = metrics.passDuration.startTimer();
-    // Renewed on a timer while the pass runs: a chunk slower than the lease does not let it go.
-    const renewal = setInterval(() => void renewLease(), Math.ceil(leaseTtlMs / 3));
-    const report = await archiver.runPass({ manual }).finally(() => clearInterval(renewal));
-    stopTimer();
+    const report = await asTask(() => {
+      const stopTimer = metrics.passDuration.startTimer();
+      // Renewed on a timer while the pass runs: a chunk slower than the lease does not let it go.
+      const renewal = setInterval(() => void renewLease(), Math.ceil(leaseTtlMs / 3));
+      return archiver
+        .runPass({ manual })
+        .finally(() => clearInterval(renewal))
+        .finally(() => stopTimer());
+    });
+    if (!report) {
+      metrics.passes.inc({ outcome: 'busy' });
+      return { outcome: 'busy', chunks: 0, items: 0, mediaFiles: 0, failures: 0 };
+    }
     metrics.passes.inc({ outcome: report.outcome });
     if (report.outcome === 'done') metrics.lastSuccess.set(now().getTime() / 1000);
     if (report.outcome === 'failed') {
@@ -76,13 +119,32 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     return report;
   }
 
+  /** What a pass of a disabled archive reports, without running (or holding the archive). */
+  function disabledPass(): PassReport {
+    metrics.passes.inc({ outcome: 'disabled' });
+    return { outcome: 'disabled', chunks: 0, items: 0, mediaFiles: 0, failures: 0 };
+  }
+
   /**
-   * On taking the lease: storage_used from what the store holds. Until it succeeds no pass runs
-   * (the storage limit is judged by it), and it is tried again at every tick.
+   * On taking the lease: the sweep of crash leftovers, and storage_used from what the store
+   * holds. Until it succeeds no pass runs (the storage limit is judged by it), and it is tried
+   * again at every tick.
    */
   async function reconcile(): Promise<boolean> {
     try {
-      const { before, after } = await archiver.reconcileStorageUsed();
+      const result = await asTask(() => archiver.takeOver());
+      if (!result) {
+        metrics.passes.inc({ outcome: 'busy' }); // no pass before it
+        return false;
+      }
+      const { before, after, sweep } = result;
+      if (sweep.orphans.count > 0 || sweep.unfinished.count > 0) {
+        logger.info(
+          { orphans: sweep.orphans, unfinished: sweep.unfinished },
+          'archive sweep: removed what crashes left',
+        );
+      }
+      for (const kept of sweep.kept) logger.warn(kept, 'archive sweep: item set left as it is');
       if (before !== after) logger.info({ before, after }, 'archive storage_used reconciled');
       return true;
     } catch (error) {
@@ -98,11 +160,15 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
       if (!reconciled) return;
       const state = await deps.commands.load();
       const requested = state.run_requested_at?.getTime() ?? 0;
-      const manual = runAsked || requested > lastRunSeen;
+      const manual = runAsked || manualWaiting || requested > lastRunSeen;
       lastRunSeen = Math.max(lastRunSeen, requested);
       if (!manual && now().getTime() < nextPassAt) return;
       runAsked = false;
-      const report = await pass(manual);
+      // Disabled: nothing to do, and no reason to hold the archive a restore may want.
+      const report = state.settings.enabled ? await pass(manual) : disabledPass();
+      // Busy: the next tick (lease_ttl/3 later, not at once) tries again.
+      manualWaiting = report.outcome === 'busy' && manual;
+      if (report.outcome === 'busy') return;
       nextPassAt =
         now().getTime() +
         (report.outcome === 'failed' ? backoffDelay(deps.retry, report.failures) : deps.intervalMs);

@@ -1,19 +1,25 @@
 /**
  * `npm run archive:restore -- --from <ISO> --to <ISO> [--device NAME]`: puts archived items of
- * [from, to) back into the content store, verifying and decrypting every chunk first. Reads the
- * archive worker's environment (MONGODB_URL, ARCHIVE_STORE, S3_*, ARCHIVE_ENCRYPTION_KEY,
- * ARCHIVE_MEDIA_ROOT to put media files back).
+ * [from, to) back into the content store, verifying and decrypting every chunk first. Works in
+ * both modes (entry/cli-stores.ts): with MONGODB_URL on the distributed database, without it on
+ * the embedded mode's SQLite file under DATA_DIR. Reads ARCHIVE_STORE, S3_*,
+ * ARCHIVE_ENCRYPTION_KEYS, ARCHIVE_MEDIA_ROOT (to put media files back) as the worker does.
+ * Objects it cannot read (a key not configured, damage) are listed in its report and in the
+ * archive's last_error; every other item is restored. Exits 1 when there were any.
  * Safe to repeat: items already in the content store are counted, not duplicated. Refused while
  * the archive is enabled (its next pass would archive the restored items again).
  */
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { initialArchiveState } from '@screenfleet/contracts';
 import { loadConfig, runMain } from '@screenfleet/runtime';
-import { createMongoArchiveStateStore, createMongoContentStore } from '@screenfleet/storage';
-import { checkArchiveConfig, parseEncryptionKey, restoreConfigSpec } from '../config';
-import { refuseRestoreWhileEnabled, restoreRange } from '../domain/restore';
+import { checkArchiveConfig, parseEncryptionKeys } from '../config';
+import { openKeysFor } from '../domain/archive-keys';
+import { archiveKeyring } from '../domain/chunk-codec';
+import { taskHolder, withTaskLease } from '../domain/archive-task';
+import { refuseRestoreWhileEnabled, restoreLastError, restoreRange } from '../domain/restore';
 import { createLocalMediaWriter } from '../local-media-files';
-import { openArchiveStore } from '../open-stores';
+import { archiveCliConfigSpec, openCliStores } from './cli-stores';
 
 void runMain(
   async () => {
@@ -27,15 +33,12 @@ void runMain(
     const from = parseDate('--from', values.from);
     const to = parseDate('--to', values.to);
     if (from >= to) throw new Error('--from must be before --to');
-    const config = loadConfig(restoreConfigSpec);
+    const config = loadConfig(archiveCliConfigSpec);
     checkArchiveConfig(config);
-    const encryptionKey = parseEncryptionKey(config.encryptionKey);
-    const state = createMongoArchiveStateStore({
-      url: config.mongodbUrl,
-      database: config.database,
-    });
+    const keyring = archiveKeyring(parseEncryptionKeys(config));
+    const stores = await openCliStores(config);
     try {
-      const current = await state.load(
+      const current = await stores.state.load(
         initialArchiveState(
           {
             enabled: config.enabled,
@@ -46,25 +49,32 @@ void runMain(
         ),
       );
       refuseRestoreWhileEnabled(current.settings);
-    } finally {
-      await state.close();
-    }
-    const content = createMongoContentStore({ url: config.mongodbUrl, database: config.database });
-    const archive = openArchiveStore(config);
-    try {
-      const report = await restoreRange(
-        {
-          archive,
-          content,
-          ...(encryptionKey ? { encryptionKey } : {}),
-          ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
-        },
-        { from, to, ...(values.device ? { device: values.device } : {}) },
-      );
+      const leases = { leases: stores.state, ttlMs: config.leaseTtl, now: () => new Date() };
+      // Never beside a pass of a running worker (it would delete what comes back), nor a rekey.
+      const holder = taskHolder('restore', `archive-restore@${hostname()}:${process.pid}`);
+      const report = await withTaskLease(leases, holder, async (task) => {
+        const latest = await stores.state.load(current);
+        refuseRestoreWhileEnabled(latest.settings);
+        const range = { from, to, ...(values.device ? { device: values.device } : {}) };
+        const restored = await restoreRange(
+          {
+            archive: stores.archive,
+            content: stores.content,
+            keys: openKeysFor(keyring, latest),
+            ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
+            stillHeld: task.stillHeld,
+          },
+          range,
+        );
+        const lastError = restoreLastError(range, restored);
+        if (lastError) await stores.state.update({ last_error: lastError, updated_at: new Date() });
+        return restored;
+      });
       process.stdout.write(`${JSON.stringify(report)}\n`);
+      // Every readable item is back; the exit code says some were not.
+      if (report.unreadable.length > 0) process.exitCode = 1;
     } finally {
-      await archive.close();
-      await content.close();
+      await stores.close();
     }
   },
   { service: 'archive-restore' },

@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '@screenfleet/runtime';
 import { generateToken, scopes, type TokenEntry } from './tokens';
 
 export interface LocalToken {
@@ -22,7 +23,7 @@ export function loadOrCreateLocalToken(dataDir: string): LocalToken {
   const file = path.join(dataDir, 'gateway-token');
   const existing = readTokenFile(file);
   if (existing) return { entry: entryOf(existing), file, created: false };
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
   const token = generateToken();
   // Written 0600 under another name, then renamed: never readable by others, never half-written.
   const temporary = `${file}.${process.pid}.tmp`;

@@ -20,6 +20,9 @@ export type ArchiveAction = ArchiveCommand['action'];
 export interface ArchiveAnswer {
   status: ArchiveStatus;
   restored?: number;
+  /** A restore's archived objects it could not read (at most 100), and how many in all. */
+  unreadable?: Array<{ key: string; reason: string }>;
+  unreadable_count?: number;
 }
 
 type Refusal = Extract<ArchiveReply, { outcome: 'refused' }>;
@@ -109,9 +112,8 @@ function readReply(action: ArchiveAction, type: string, payload: unknown): Archi
   if (action === 'restore' && reply.restored === undefined) {
     throw invalidReply('a restore reply without the restored count');
   }
-  return reply.restored === undefined
-    ? { status: reply.status }
-    : { status: reply.status, restored: reply.restored };
+  const { outcome: _ok, ...answer } = reply;
+  return answer;
 }
 
 function invalidReply(detail: string): HttpError {

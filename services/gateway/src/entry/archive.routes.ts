@@ -57,15 +57,21 @@ export function archiveRoutes(deps: ArchiveRoutesDeps): Router {
     });
 
   const answer = (res: Response, action: keyof typeof messages, reply: ArchiveAnswer): void => {
+    const unreadable = reply.unreadable_count ?? 0;
     const result: ArchiveActionResult = {
       success: true,
       message:
         reply.restored === undefined
           ? messages[action]
-          : `${messages[action]}: ${reply.restored} items restored`,
+          : `${messages[action]}: ${reply.restored} items restored` +
+            (unreadable > 0
+              ? `; ${unreadable} archived object${unreadable === 1 ? '' : 's'} could not be read, their items are not restored (see unreadable)`
+              : ''),
       status: reply.status,
     };
     if (reply.restored !== undefined) result.restored = reply.restored;
+    if (reply.unreadable !== undefined) result.unreadable = reply.unreadable;
+    if (reply.unreadable_count !== undefined) result.unreadable_count = reply.unreadable_count;
     res.json(result);
   };
 

@@ -37,11 +37,38 @@ const asError = (error: unknown): Error =>
   error instanceof Error ? error : new Error(String(error));
 
 function assertJsonContentType(req: Request): void {
+  const contentType = req.get('content-type');
   if (!req.is('application/json')) {
     throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json', [
-      { path: '', rule: 'content-type', detail: `got ${req.get('content-type') ?? 'none'}` },
+      { path: '', rule: 'content-type', detail: `got ${contentType ?? 'none'}` },
     ]);
   }
+  // Before a byte is read: body-parser would decode utf-7 or utf-16 after the pre-parse size
+  // scan, which reads raw bytes as UTF-8 (in UTF-7 "[" is "+AFs-", so a 5-million-element array
+  // passes it). JSON between systems is UTF-8 (RFC 8259), so nothing else is read.
+  const charset = charsetOf(contentType ?? '');
+  if (charset !== undefined && charset !== 'utf-8') {
+    throw new HttpError(
+      415,
+      'unsupported_encoding',
+      'JSON bodies must be UTF-8: charset must be utf-8 or absent',
+      [{ path: '', rule: 'charset', detail: `got ${contentType}` }],
+    );
+  }
+}
+
+/** The charset parameter of a Content-Type, lower case, quotes removed; undefined when absent. */
+function charsetOf(contentType: string): string | undefined {
+  for (const parameter of contentType.split(';').slice(1)) {
+    const [name, ...value] = parameter.split('=');
+    if (name?.trim().toLowerCase() !== 'charset') continue;
+    return value
+      .join('=')
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+  }
+  return undefined;
 }
 
 function jsonParser(limitBytes: number): RequestHandler {
