@@ -1,4 +1,9 @@
-import { isStorableTimestamp, MAX_STORABLE_TIMESTAMP_MS, parseDateTime } from './timestamp';
+import {
+  daysInMonth,
+  isStorableTimestamp,
+  MAX_STORABLE_TIMESTAMP_MS,
+  parseDateTime,
+} from './timestamp';
 
 describe('isStorableTimestamp', () => {
   it('when a timestamp has a 4-digit year, whatever its offset, then every store can take it', () => {
@@ -18,5 +23,19 @@ describe('isStorableTimestamp', () => {
     expect(isStorableTimestamp(new Date(-MAX_STORABLE_TIMESTAMP_MS))).toBe(false);
     expect(isStorableTimestamp(new Date(8.64e15))).toBe(false);
     expect(isStorableTimestamp(new Date(Number.NaN))).toBe(false);
+  });
+});
+
+describe('daysInMonth', () => {
+  it("when every month of the years 0 to 9999 is counted, then it agrees with Date's calendar", () => {
+    const disagreements: string[] = [];
+    for (let year = 0; year <= 9999; year++) {
+      for (let month = 1; month <= 12; month++) {
+        const utc = new Date(0);
+        utc.setUTCFullYear(year, month, 0); // day 0 of the next month: the month's last day
+        if (daysInMonth(year, month) !== utc.getUTCDate()) disagreements.push(`${year}-${month}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
   });
 });

@@ -6,25 +6,30 @@
 const pattern =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The proleptic Gregorian calendar, as Date uses (checked against it for every year 0-9999). */
+export function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
+// Checked several times per item on the ingest path (schema, ids, documents): plain arithmetic,
+// no Date or closure per call.
 export function isDateTimeWithOffset(value: string): boolean {
   const m = pattern.exec(value);
   if (!m) return false;
-  const field = (i: number) => Number(m[i] ?? 0);
-  const [year, month, day] = [field(1), field(2), field(3)];
+  const month = Number(m[2]);
+  const day = Number(m[3]);
   return (
     month >= 1 &&
     month <= 12 &&
     day >= 1 &&
-    day <= daysInMonth(year, month) &&
-    field(4) <= 23 &&
-    field(5) <= 59 &&
-    field(6) <= 59 &&
-    field(9) <= 23 &&
-    field(10) <= 59
+    day <= daysInMonth(Number(m[1]), month) &&
+    Number(m[4]) <= 23 &&
+    Number(m[5]) <= 59 &&
+    Number(m[6]) <= 59 &&
+    (m[8] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59))
   );
 }
 
