@@ -6,7 +6,6 @@ import {
   deviceQueueName,
   exchangeNames,
   NotFoundError,
-  OutcomeUnknownError,
   sizeLimits,
   TimeoutError,
   type BindingSpec,
@@ -16,11 +15,20 @@ import {
 } from '@screenfleet/contracts';
 import { decodeEnvelope } from './amqp.message';
 import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
-import { ByteGate } from './byte-gate';
 import { DeviceTakenError } from './device-taken';
 import { componentLogger, silentLogger, type Logger } from './logger';
 import { MessageTooLargeError } from './message-too-large';
-import { topicMatches } from './topic-pattern';
+import {
+  DEFAULT_DELIVERY_LIMIT,
+  deliveryLimitOf,
+  MemoryConsumer,
+  MemoryQueue,
+  type Handle,
+} from './memory.queue';
+import { bindingMatches } from './memory.routing';
+import { Caller, Confirm, DEFAULT_OUTCOME_TIMEOUT_MS, type QueuedMessage } from './memory.message';
+
+export { DEFAULT_DELIVERY_LIMIT };
 
 /** Why a message was dead-lettered, in RabbitMQ's x-death words. */
 export type DeadLetterReason = 'rejected' | 'delivery_limit';
@@ -64,13 +72,6 @@ export interface MemoryBusOptions {
 }
 
 /**
- * Deliveries of a message before it is dead-lettered, for a queue without `x-delivery-limit`:
- * RabbitMQ 4's default for quorum queues. Classic queues on the broker have no limit; here an
- * endless immediate redelivery would only spin the process.
- */
-export const DEFAULT_DELIVERY_LIMIT = 20;
-
-/**
  * The Bus in one process, for the embedded mode: the same topology, routing (topic `*` / `#`,
  * direct, fanout), outcomes, delivery limit, RPC and device semantics as the amqp bus, with no
  * broker and nothing written to disk.
@@ -95,199 +96,6 @@ export const DEFAULT_DELIVERY_LIMIT = 20;
 export function createMemoryBus(options: MemoryBusOptions): Bus {
   return new MemoryBus(options);
 }
-
-type QueueKind =
-  /** A queue of the topology. */
-  | 'queue'
-  /** A stream of the topology: it holds nothing itself; each subscription reads its own copy. */
-  | 'stream'
-  /** One subscription's copy of a stream. */
-  | 'reader'
-  /** A device agent's queue: exists while the agent serves, like the broker's auto-delete queue. */
-  | 'device';
-
-interface QueuedMessage {
-  /** The envelope as JSON: what a broker would carry. */
-  readonly body: string;
-  readonly bytes: number;
-  /** Publish order, so a message given back takes its place again. */
-  readonly seq: number;
-  deliveryCount: number;
-  redelivered: boolean;
-  /** The publish waiting for this copy to be handled; absent for requests and stream entries. */
-  readonly confirm?: Confirm;
-  /** The caller waiting for an answer, for requests (call, sendToDevice). */
-  readonly caller?: Caller;
-}
-
-/** Something waiting on copies of one message in several queues. */
-class Waiter<T> {
-  readonly promise: Promise<T>;
-  readonly copies: Array<{ queue: MemoryQueue; message: QueuedMessage }> = [];
-  settled = false;
-  private readonly timers: NodeJS.Timeout[] = [];
-  private finish!: { resolve: (value: T) => void; reject: (err: Error) => void };
-
-  constructor() {
-    this.promise = new Promise<T>((resolve, reject) => (this.finish = { resolve, reject }));
-  }
-
-  resolve(value: T): void {
-    if (this.end()) this.finish.resolve(value);
-  }
-
-  reject(err: Error): void {
-    if (this.end()) this.finish.reject(err);
-  }
-
-  after(ms: number, action: () => void): void {
-    this.timers.push(setTimeout(action, ms));
-  }
-
-  /** Takes the copies no consumer has taken out of their queues. */
-  withdraw(): void {
-    for (const { queue, message } of this.copies) {
-      const index = queue.ready.indexOf(message);
-      if (index >= 0) queue.ready.splice(index, 1);
-    }
-  }
-
-  private end(): boolean {
-    if (this.settled) return false;
-    this.settled = true;
-    this.timers.forEach(clearTimeout);
-    this.withdraw();
-    return true;
-  }
-}
-
-/**
- * A publish: resolves once each queue it reached handled its copy. It knows which copies a
- * handler holds, so a publish that gives up can tell "nothing was stored" (BrokerUnavailable:
- * safe to retry) from "a handler may still store it" (OutcomeUnknown).
- */
-class Confirm extends Waiter<void> {
-  /** Copies a handler is working on now. */
-  holding = 0;
-  /** Copies handled (acked, or dead-lettered and kept). */
-  private handledCopies = 0;
-  /** Past the publish timeout, waiting only for the outcome of a held copy. */
-  overdue = false;
-
-  constructor(private readonly total: number) {
-    super();
-  }
-
-  handled(): void {
-    this.handledCopies += 1;
-    if (this.handledCopies === this.total) this.resolve();
-  }
-
-  /** The publish timeout: give up now when no copy was taken, else wait for the outcome. */
-  expire(timeoutMs: number, outcomeTimeoutMs: number): void {
-    if (this.holding === 0 && this.handledCopies === 0) {
-      this.notStored(`the message was not taken by a handler within ${timeoutMs} ms`);
-      return;
-    }
-    this.overdue = true;
-    this.after(outcomeTimeoutMs, () =>
-      this.reject(
-        new OutcomeUnknownError(
-          `the message was taken by a handler but its outcome was not known within ${timeoutMs + outcomeTimeoutMs} ms: it may be stored`,
-        ),
-      ),
-    );
-    // A copy given back before the timeout and not taken again is waiting in its queue.
-    this.giveUpIfNothingHeld();
-  }
-
-  /** Overdue, and no handler holds a copy any more: what is not handled never will be. */
-  giveUpIfNothingHeld(): void {
-    if (!this.overdue || this.holding > 0 || this.settled) return;
-    if (this.handledCopies === 0)
-      this.notStored('its handler gave the message back after the publish timed out');
-    else
-      this.reject(
-        new OutcomeUnknownError(
-          'the message was handled in some of its queues but not in others within the publish timeout',
-        ),
-      );
-  }
-
-  private notStored(reason: string): void {
-    this.reject(new BrokerUnavailableError(`${reason}: nothing was stored`));
-  }
-}
-
-/** A request: resolves with the first answer. */
-class Caller extends Waiter<Envelope> {
-  constructor(
-    /** The error for a request whose queue went before anyone took it (an agent stopped). */
-    readonly unavailable: () => Error,
-  ) {
-    super();
-  }
-}
-
-class MemoryQueue {
-  readonly ready: QueuedMessage[] = [];
-  readonly consumers: MemoryConsumer[] = [];
-  /** For a stream: its subscriptions' copies. */
-  readonly readers = new Set<MemoryQueue>();
-  deleted = false;
-  dispatchScheduled = false;
-  private turn = 0;
-
-  constructor(
-    readonly name: string,
-    readonly kind: QueueKind,
-    readonly deliveryLimit: number,
-  ) {}
-
-  /** The next consumer, in turn, that may take a message now. */
-  nextConsumer(): MemoryConsumer | undefined {
-    const count = this.consumers.length;
-    for (let i = 0; i < count; i++) {
-      const index = (this.turn + i) % count;
-      const consumer = this.consumers[index]!;
-      if (consumer.hasRoom()) {
-        this.turn = index + 1;
-        return consumer;
-      }
-    }
-    return undefined;
-  }
-}
-
-type Handle = (envelope: Envelope, message: QueuedMessage) => Promise<Outcome>;
-
-class MemoryConsumer {
-  cancelled = false;
-  cancelling: Promise<void> | undefined;
-  /** Messages taken from the queue: running handlers and those waiting for the byte budget. */
-  taken = 0;
-  /** True while the byte budget is taken (reported with deliveries-paused / -resumed). */
-  paused = false;
-  readonly work = new Set<Promise<void>>();
-  readonly gate: ByteGate | undefined;
-
-  constructor(
-    readonly queue: MemoryQueue,
-    private readonly prefetch: number,
-    maxBytesInFlight: number | undefined,
-    readonly handle: Handle,
-    /** Runs once when cancelled, before waiting for the handlers. */
-    readonly onCancel: (() => void) | undefined,
-  ) {
-    this.gate = maxBytesInFlight ? new ByteGate(maxBytesInFlight) : undefined;
-  }
-
-  hasRoom(): boolean {
-    return !this.cancelled && this.taken < this.prefetch && !this.gate?.pressed;
-  }
-}
-
-const DEFAULT_OUTCOME_TIMEOUT_MS = 30_000;
 
 /** By default requests are served one after another, as the amqp bus does. */
 const SERVE_PREFETCH = 1;
@@ -826,23 +634,5 @@ class MemoryBus implements Bus {
 
   private assertOpen(): void {
     if (this.closed) throw new BrokerUnavailableError('the bus is closed');
-  }
-}
-
-function deliveryLimitOf(queue: Topology['queues'][number]): number {
-  const limit = queue.arguments['x-delivery-limit'];
-  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 0
-    ? limit
-    : DEFAULT_DELIVERY_LIMIT;
-}
-
-function bindingMatches(type: ExchangeSpec['type'], pattern: string, routingKey: string): boolean {
-  switch (type) {
-    case 'fanout':
-      return true;
-    case 'direct':
-      return pattern === routingKey;
-    case 'topic':
-      return topicMatches(pattern, routingKey);
   }
 }
