@@ -248,20 +248,22 @@ describe('operator commands when the broker connection fails', () => {
         expect(genuine.status).toBe(200);
         expect(fake.presses).toHaveLength(1);
 
-        let captured: Envelope | undefined;
-        for (let i = 0; i < 50 && !captured; i++) {
-          const message = await channel.get(queue, { noAck: true });
-          const envelope = message
-            ? (JSON.parse(message.content.toString()) as Envelope)
-            : undefined;
-          if (envelope && (envelope.payload as { action?: string }).action === 'press') {
-            captured = envelope;
-          }
-          if (!message) await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        expect(captured?.signature).toEqual(expect.any(String));
+        // The eavesdropper's copy of the press (the listing's came before it).
+        const captured = await new Promise<Envelope>((resolve) => {
+          void channel.consume(
+            queue,
+            (message) => {
+              const envelope = message && (JSON.parse(message.content.toString()) as Envelope);
+              if ((envelope?.payload as { action?: string } | undefined)?.action === 'press') {
+                resolve(envelope!);
+              }
+            },
+            { noAck: true },
+          );
+        });
+        expect(captured.signature).toEqual(expect.any(String));
 
-        const replay = await forger.sendToDevice<OperatorResult>(device, captured as Envelope, {
+        const replay = await forger.sendToDevice<OperatorResult>(device, captured, {
           timeoutMs: 5000,
         });
         expect(replay.payload.message).toMatch(/refused \(replayed\)/);

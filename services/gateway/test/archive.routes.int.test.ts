@@ -13,7 +13,7 @@ import {
   type Envelope,
   type MessageType,
 } from '@screenfleet/contracts';
-import { createLogger } from '@screenfleet/runtime';
+import { createLogger, waitFor } from '@screenfleet/runtime';
 import { closeBrokerConnections, isolatedBroker, uniqueName } from '../../../test/services';
 import { post, startGateway, tokens, type RunningGateway } from '../../../test/support/gateway';
 
@@ -570,7 +570,11 @@ describe('archive routes with no archive worker', () => {
       answeredAt = performance.now();
       return response;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Waiting for a reply: the request is in archive.rpc, which nothing serves here.
+    await waitFor(async () => (await patientGateway.bus.queueDepth(queueNames.archiveRpc)) > 0, {
+      timeoutMs: 5000,
+      what: 'the status request to be waiting in archive.rpc',
+    });
     // rabbitmqctl is slow on a busy machine: time the answer from the moment the close is done.
     expect(await closeBrokerConnections(patientGateway.connectionName)).toBe(1);
     const closedAt = performance.now();
