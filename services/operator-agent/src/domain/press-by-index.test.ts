@@ -36,6 +36,12 @@ function fakeDesktop(now: (e: UiElement) => UiElement | null = (e) => e) {
     pressKey: async (key, modifiers) => {
       calls.push(`press ${[...modifiers, key].join('+')}`);
     },
+    click: async (e) => {
+      calls.push(`click ${e.name}`);
+    },
+    typeText: async (e, text) => {
+      calls.push(`type ${JSON.stringify(text)} into ${e.name}`);
+    },
     close: async () => undefined,
   };
   return { desktop, calls };
@@ -176,6 +182,8 @@ describe('press by index against its deadline', () => {
       pressKey: async (key) => {
         calls.push(`press ${key}`);
       },
+      click: async () => undefined,
+      typeText: async () => undefined,
       close: async () => undefined,
     };
     const snapshots = new SnapshotStore(30_000);

@@ -48,6 +48,10 @@ export interface DesktopHarness {
   keydowns(): readonly KeydownReport[];
   clearKeydowns(): void;
   removeElement(id: string): Promise<void>;
+  restoreElement(id: string): Promise<void>;
+  replaceElement(id: string): Promise<void>;
+  /** Keeps the page's thread busy for `ms` from the acknowledgement on. */
+  busy(ms: number): Promise<void>;
   renameElement(id: string, label: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -266,6 +270,9 @@ export async function startDesktopHarness(
       keydowns: () => readyPage.keydowns(),
       clearKeydowns: () => readyPage.clearKeydowns(),
       removeElement: (id) => readyPage.removeElement(id),
+      restoreElement: (id) => readyPage.restoreElement(id),
+      replaceElement: (id) => readyPage.replaceElement(id),
+      busy: (ms) => readyPage.busy(ms),
       renameElement: (id, label) => readyPage.renameElement(id, label),
       stop,
     };

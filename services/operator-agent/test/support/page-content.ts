@@ -108,25 +108,38 @@ document.addEventListener('click', (e) => {
   if (e.target instanceof Element && e.target.closest('a')) e.preventDefault();
 });
 const commands = new EventSource('/commands');
+// Removed elements (with their labels) by id, where they were: restore puts them back.
+const removed = new Map();
 commands.onmessage = (message) => {
   const command = JSON.parse(message.data);
-  if (command.remove) {
-    const element = document.getElementById(command.remove);
-    if (element) {
-      const label = document.querySelector('label[for="' + command.remove + '"]');
-      if (label) label.remove();
-      element.remove();
-    }
-    post('/ack', { removed: command.remove, existed: Boolean(element) });
+  const element = document.getElementById(command.id);
+  const label = document.querySelector('label[for="' + command.id + '"]');
+  if (command.verb === 'remove' && element) {
+    removed.set(command.id, { element, label, parent: element.parentNode, next: element.nextSibling });
+    if (label) label.remove();
+    element.remove();
   }
-  if (command.rename) {
+  if (command.verb === 'restore' && removed.has(command.id)) {
+    const was = removed.get(command.id);
+    removed.delete(command.id);
+    if (was.label) was.parent.insertBefore(was.label, was.next);
+    was.parent.insertBefore(was.element, was.next);
+  }
+  // A new element in its place: the same id, label and look, another node.
+  if (command.verb === 'replace' && element) element.replaceWith(element.cloneNode(true));
+  if (command.verb === 'busy') {
+    // Holds the page's thread, as a heavy page does: input and focus wait behind it.
+    post('/ack', { done: command.verb + ' ' + command.id });
+    const until = performance.now() + Number(command.ms);
+    while (performance.now() < until) {}
+    return;
+  }
+  if (command.verb === 'rename') {
     // An input's name is its label's text; anything else is named by its own text.
-    const element = document.getElementById(command.rename);
-    const label = document.querySelector('label[for="' + command.rename + '"]');
     if (label) label.textContent = command.label;
     else if (element) element.textContent = command.label;
-    post('/ack', { renamed: command.rename, existed: Boolean(element) });
   }
+  post('/ack', { done: command.verb + ' ' + command.id });
 };
 commands.onopen = () => post('/ready', {});
 </script>`;

@@ -44,6 +44,12 @@ export interface TestPageServer {
   clearKeydowns(): void;
   /** Removes the element (and its label) from the page; resolves when the page confirms. */
   removeElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Puts a removed element (and its label) back where it was. */
+  restoreElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Replaces the element with a copy of itself: the same id, label and place, a new node. */
+  replaceElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Keeps the page's thread busy for `ms` from the acknowledgement on. */
+  busy(ms: number, timeoutMs?: number): Promise<void>;
   /** Gives the element a new accessible name (an input's label text); resolves when done. */
   renameElement(id: string, label: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -111,10 +117,8 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       return;
     }
     if (req.method === 'POST' && req.url === '/ack') {
-      const ack = (await readJson(req)) as { removed?: string; renamed?: string };
+      const { done } = (await readJson(req)) as { done: string };
       res.writeHead(204).end();
-      const done =
-        ack.removed !== undefined ? `remove ${ack.removed}` : `rename ${String(ack.renamed)}`;
       const matching = ackWaiters.filter((w) => w.test(done));
       ackWaiters = ackWaiters.filter((w) => !matching.includes(w));
       matching.forEach((w) => w.resolve(done));
@@ -188,9 +192,20 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
     keydowns: () => reports,
     clearKeydowns: () => reports.forEach((r) => consumed.add(r)),
     removeElement: (id, timeoutMs = 5000) =>
-      command({ remove: id }, `remove ${id}`, `the page to remove #${id}`, timeoutMs),
+      command({ verb: 'remove', id }, `remove ${id}`, `the page to remove #${id}`, timeoutMs),
+    restoreElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'restore', id }, `restore ${id}`, `the page to restore #${id}`, timeoutMs),
+    replaceElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'replace', id }, `replace ${id}`, `the page to replace #${id}`, timeoutMs),
+    busy: (ms, timeoutMs = 5000) =>
+      command({ verb: 'busy', id: 'page', ms }, 'busy page', 'the page to get busy', timeoutMs),
     renameElement: (id, label, timeoutMs = 5000) =>
-      command({ rename: id, label }, `rename ${id}`, `the page to rename #${id}`, timeoutMs),
+      command(
+        { verb: 'rename', id, label },
+        `rename ${id}`,
+        `the page to rename #${id}`,
+        timeoutMs,
+      ),
     close: () =>
       new Promise<void>((resolve) => {
         streams.forEach((stream) => stream.end());
