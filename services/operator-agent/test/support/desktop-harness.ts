@@ -46,6 +46,13 @@ export interface DesktopHarness {
     timeoutMs?: number,
   ): Promise<KeydownReport>;
   keydowns(): readonly KeydownReport[];
+  /** Ids of the elements the page saw clicked, in order. */
+  clicks(): readonly string[];
+  /** An input's value as the page's own input event last reported it. */
+  valueOf(id: string): string | undefined;
+  coverElement(id: string): Promise<void>;
+  uncoverElement(id: string): Promise<void>;
+  limitLength(id: string, length: number): Promise<void>;
   clearKeydowns(): void;
   removeElement(id: string): Promise<void>;
   restoreElement(id: string): Promise<void>;
@@ -268,6 +275,11 @@ export async function startDesktopHarness(
       waitForKeydown: (predicate, timeoutMs = 5000) =>
         readyPage.waitForKeydown(predicate, timeoutMs),
       keydowns: () => readyPage.keydowns(),
+      clicks: () => readyPage.clicks(),
+      valueOf: (id) => readyPage.valueOf(id),
+      coverElement: (id) => readyPage.coverElement(id),
+      uncoverElement: (id) => readyPage.uncoverElement(id),
+      limitLength: (id, length) => readyPage.limitLength(id, length),
       clearKeydowns: () => readyPage.clearKeydowns(),
       removeElement: (id) => readyPage.removeElement(id),
       restoreElement: (id) => readyPage.restoreElement(id),

@@ -106,7 +106,12 @@ window.addEventListener('keydown', (e) => {
 }, true);
 document.addEventListener('click', (e) => {
   if (e.target instanceof Element && e.target.closest('a')) e.preventDefault();
-});
+  const target = e.target instanceof Element ? e.target.closest('[id]') : null;
+  post('/click', { id: target ? target.id : '' });
+}, true);
+document.addEventListener('input', (e) => {
+  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value });
+}, true);
 const commands = new EventSource('/commands');
 // Removed elements (with their labels) by id, where they were: restore puts them back.
 const removed = new Map();
@@ -127,6 +132,19 @@ commands.onmessage = (message) => {
   }
   // A new element in its place: the same id, label and look, another node.
   if (command.verb === 'replace' && element) element.replaceWith(element.cloneNode(true));
+  // A banner over the element, as a cookie notice or a dialog covers a page.
+  if (command.verb === 'cover' && element) {
+    const box = element.getBoundingClientRect();
+    const cover = document.createElement('div');
+    cover.id = 'cover-' + command.id;
+    cover.setAttribute('role', 'alert');
+    cover.textContent = 'We use cookies';
+    cover.style.cssText = 'position:fixed;background:#fed;left:' + (box.left - 4) + 'px;top:' +
+      (box.top - 4) + 'px;width:' + (box.width + 8) + 'px;height:' + (box.height + 8) + 'px';
+    document.body.appendChild(cover);
+  }
+  if (command.verb === 'maxlength' && element) element.maxLength = Number(command.value);
+  if (command.verb === 'uncover') document.getElementById('cover-' + command.id)?.remove();
   if (command.verb === 'busy') {
     // Holds the page's thread, as a heavy page does: input and focus wait behind it.
     post('/ack', { done: command.verb + ' ' + command.id });

@@ -40,6 +40,15 @@ export interface TestPageServer {
   ): Promise<KeydownReport>;
   /** Every keydown received so far, consumed or not, in arrival order. */
   keydowns(): readonly KeydownReport[];
+  /** The ids of the elements clicked (innermost with an id; '' for none), in order. */
+  clicks(): readonly string[];
+  /** An input's value as the page's own input event last reported it. */
+  valueOf(id: string): string | undefined;
+  /** Puts a banner over the element (fixed, on top); uncoverElement removes it. */
+  coverElement(id: string, timeoutMs?: number): Promise<void>;
+  uncoverElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Gives an input a maxlength: the page then keeps only that much of what is typed. */
+  limitLength(id: string, length: number, timeoutMs?: number): Promise<void>;
   /** Consumes every report received so far. */
   clearKeydowns(): void;
   /** Removes the element (and its label) from the page; resolves when the page confirms. */
@@ -81,6 +90,8 @@ function withTimeout<T>(what: string, promise: Promise<T>, timeoutMs: number): P
 export async function startTestPage(options: PageOptions = {}): Promise<TestPageServer> {
   const page = renderTestPage(options);
   const reports: KeydownReport[] = [];
+  const clicks: string[] = [];
+  const values = new Map<string, string>();
   const consumed = new Set<KeydownReport>();
   let keydownWaiters: Waiter<KeydownReport>[] = [];
   let ackWaiters: Waiter<string>[] = [];
@@ -114,6 +125,18 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
         waiter.resolve(report);
       }
       reports.push(report);
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/click') {
+      const { id } = (await readJson(req)) as { id: string };
+      res.writeHead(204).end();
+      clicks.push(id);
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/value') {
+      const { id, value } = (await readJson(req)) as { id: string; value: string };
+      res.writeHead(204).end();
+      values.set(id, value);
       return;
     }
     if (req.method === 'POST' && req.url === '/ack') {
@@ -190,6 +213,19 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       );
     },
     keydowns: () => reports,
+    clicks: () => clicks,
+    valueOf: (id) => values.get(id),
+    coverElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'cover', id }, `cover ${id}`, `the page to cover #${id}`, timeoutMs),
+    limitLength: (id, length, timeoutMs = 5000) =>
+      command(
+        { verb: 'maxlength', id, value: length },
+        `maxlength ${id}`,
+        `the page to limit #${id}`,
+        timeoutMs,
+      ),
+    uncoverElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'uncover', id }, `uncover ${id}`, `the page to uncover #${id}`, timeoutMs),
     clearKeydowns: () => reports.forEach((r) => consumed.add(r)),
     removeElement: (id, timeoutMs = 5000) =>
       command({ verb: 'remove', id }, `remove ${id}`, `the page to remove #${id}`, timeoutMs),

@@ -62,6 +62,8 @@ export class AppTree {
   private ordered: Candidate[] | undefined;
   /** False once an event came that this model could not apply. */
   private applicable = true;
+  /** How many tree events were applied: changes since a listing mean the page changed. */
+  changes = 0;
 
   constructor(
     readonly app: ObjectRef,
@@ -104,9 +106,16 @@ export class AppTree {
     return undefined;
   }
 
-  apply(signal: IncomingMessage): void {
-    if (!isTreeEvent(signal)) return;
+  /** Applies one signal of the application; true when it was a tree event. */
+  apply(signal: IncomingMessage): boolean {
+    if (!isTreeEvent(signal)) return false;
     this.ordered = undefined;
+    this.changes += 1;
+    this.applyTreeEvent(signal);
+    return true;
+  }
+
+  private applyTreeEvent(signal: IncomingMessage): void {
     if (signal.interface === IFACE.cache) {
       if (signal.member === 'AddAccessible') this.add(parseCacheItem(signal.body[0]));
       else if (signal.member === 'RemoveAccessible') this.remove(asRef(signal.body[0]));

@@ -61,6 +61,9 @@ export function decodeRef(ref: ElementRef): ObjectRef {
   return { bus: ref.slice(0, slash), path: ref.slice(slash) };
 }
 
+/** Hit tests asked at most to get a settled answer (isTopmostAt). */
+const HIT_TEST_TRIES = 6;
+
 /** Bounds read in one listing, by candidate key: Extents, or the error of an element gone. */
 type BoundsByKey = Map<string, Extents | Error>;
 
@@ -229,9 +232,9 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         atspi.learnRoleNames(candidates.map((c) => c.node));
       if (cached !== undefined) {
         await Promise.all([readBounds(atspi, cached, bounds), learnRoles(cached)]);
-        if (trees.record(app.bus, listedBounds(cached, bounds), true)) {
-          return await toElements(atspi, appName, cached, bounds, options);
-        }
+        const outcome = trees.record(app.bus, listedBounds(cached, bounds), true);
+        if (outcome === 'changed') refreshSoon(app);
+        if (outcome !== 'moved') return await toElements(atspi, appName, cached, bounds, options);
       }
       // The tree is read; the bounds of what the previous tree listed are read in the same
       // write, unless this listing has read them already.
@@ -279,8 +282,10 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
 
   /**
    * Whether the application's hit test at the point finds the element or a part of it (a
-   * button's label, say): no overlay of the page (a dialog, a banner) covers it there. Asked of
-   * its web page, or of the element itself outside one.
+   * button's label, say): no overlay of the page (a dialog, a cookie banner) covers it there.
+   * Asked of its web page, or of the element itself outside one. Chromium answers a hit test
+   * from its previous one and asks the page in the background (the first answer after the page
+   * changed was the old one here), so it is asked until two answers 4 ms apart agree.
    */
   const isTopmostAt = async (
     atspi: AtspiClient,
@@ -290,6 +295,13 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   ): Promise<boolean> => {
     const root = (await documentOf(atspi, ref)) ?? ref;
     let hit = await atspi.accessibleAtPoint(root, x, y);
+    for (let asked = 1; asked < HIT_TEST_TRIES; asked++) {
+      await new Promise((resolve) => setTimeout(resolve, 4));
+      const again = await atspi.accessibleAtPoint(root, x, y);
+      const same = again?.bus === hit?.bus && again?.path === hit?.path;
+      hit = again;
+      if (same && asked > 1) break;
+    }
     for (let depth = 0; hit !== undefined && depth < 64; depth++) {
       if (hit.bus === ref.bus && hit.path === ref.path) return true;
       if (hit.path === root.path) return false;
@@ -313,6 +325,21 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     return undefined;
   };
 
+  /**
+   * Reads an application's tree again in the background, once at a time: after a listing found
+   * elements moved by a change the tree had from the events (what is showing may have changed
+   * with them, which no event says), so that the next listing has it without a read on its way.
+   */
+  const refreshing = new Set<string>();
+  const refreshSoon = (app: ObjectRef): void => {
+    if (closed || refreshing.has(app.bus)) return;
+    refreshing.add(app.bus);
+    void trees
+      .read(app, () => reader.nodes(app))
+      .catch(() => undefined) // the next listing reads it, and says why if it fails again
+      .finally(() => refreshing.delete(app.bus));
+  };
+
   /** focus.ts's steps for one element, on AT-SPI and the input child. */
   const focusSteps = (element: UiElement, deadline: number | undefined): FocusSteps => {
     const atspi = open().bounded(timeLeft(deadline));
@@ -330,8 +357,11 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       },
       reportsFocused: async () => hasState(await atspi.states(ref), STATE.focused),
       inDocument: async () => (await documentRef()) !== undefined,
-      grabFocus: async (which) =>
-        atspi.grabFocus(which === 'element' ? ref : ((await documentRef()) ?? ref)),
+      // Both wait for the document first, so that requests made together go in call order.
+      grabFocus: async (which) => {
+        const document = await documentRef();
+        return atspi.grabFocus(which === 'element' ? ref : (document ?? ref));
+      },
       extents: () => atspi.extents(ref),
       isTopmostAt: (x, y) => isTopmostAt(atspi, ref, x, y),
       click: (x, y) => input.click(x, y, { deadline }),

@@ -59,6 +59,16 @@ describe('tree cache', () => {
     expect(trees.get(':1.0')).toBeUndefined();
   });
 
+  test('when a tree event comes during a read while the kept tree is current, then the kept tree stays', async () => {
+    const trees = new TreeCache(5000, () => 0);
+    await trees.read(APP, async () => [node('/a')]);
+    await trees.read(APP, async () => {
+      trees.onSignal(rename('/a', 'Renamed meanwhile'));
+      return [node('/a'), node('/b', 1)];
+    });
+    expect(trees.get(':1.0')?.map((c) => c.node.name)).toEqual(['Renamed meanwhile']);
+  });
+
   test('when a listed element moved or vanished since the previous listing, then the tree is read again; a new element is no move', async () => {
     const trees = new TreeCache(5000, () => 0);
     await trees.read(APP, async () => [node('/a'), node('/b', 1)]);
@@ -66,16 +76,27 @@ describe('tree cache', () => {
       [':1.0/a', box(10)],
       [':1.0/b', box(40)],
     ]);
-    expect(trees.record(':1.0', listed, false)).toBe(true);
-    expect(trees.record(':1.0', new Map([...listed, [':1.0/c', box(70)]]), true)).toBe(true);
+    expect(trees.record(':1.0', listed, false)).toBe('same');
+    expect(trees.record(':1.0', new Map([...listed, [':1.0/c', box(70)]]), true)).toBe('same');
     expect(trees.get(':1.0')).toBeDefined();
-    // Scrolled by 5 px: read again.
-    expect(trees.record(':1.0', new Map([[':1.0/a', box(5)]]), true)).toBe(false);
+    // Scrolled by 5 px, no event: read again.
+    expect(trees.record(':1.0', new Map([[':1.0/a', box(5)]]), true)).toBe('moved');
     expect(trees.get(':1.0')).toBeUndefined();
 
     await trees.read(APP, async () => [node('/a')]);
     trees.record(':1.0', new Map([[':1.0/a', box(10)]]), false);
-    expect(trees.record(':1.0', new Map([[':1.0/a', null]]), true)).toBe(false);
+    expect(trees.record(':1.0', new Map([[':1.0/a', null]]), true)).toBe('moved');
+  });
+
+  test('when elements moved after the page changed (events applied), then the tree serves and should be read again soon', async () => {
+    const trees = new TreeCache(5000, () => 0);
+    await trees.read(APP, async () => [node('/a'), node('/b', 1)]);
+    trees.record(':1.0', new Map([[':1.0/b', box(40)]]), false);
+    trees.onSignal(rename('/a', 'Family name'));
+    expect(trees.record(':1.0', new Map([[':1.0/b', box(20)]]), true)).toBe('changed');
+    expect(trees.get(':1.0')).toBeDefined();
+    // The next move without an event is a scroll again.
+    expect(trees.record(':1.0', new Map([[':1.0/b', box(0)]]), true)).toBe('moved');
   });
 
   test('when an app is no longer on the bus, then its entry goes', async () => {

@@ -24,6 +24,8 @@ interface Entry {
   tree: AppTree;
   /** The bounds each candidate had in the latest listing (null: it had none, or was gone). */
   bounds: Map<string, Bounds | null>;
+  /** The tree's change count at the latest listing. */
+  listedChanges: number;
 }
 
 /** A tree read under way: whether the application sent a tree event meanwhile. */
@@ -49,13 +51,16 @@ export class TreeCache {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Every signal of the accessibility bus: an application's events update its tree. */
-  onSignal(signal: IncomingMessage): void {
+  /**
+   * Every signal of the accessibility bus: an application's events update its tree. Returns the
+   * application whose kept tree it changed, if any.
+   */
+  onSignal(signal: IncomingMessage): string | undefined {
     const app = signal.sender;
-    if (app === undefined) return;
+    if (app === undefined) return undefined;
     const reads = this.reading.get(app);
     if (reads && isTreeEvent(signal)) for (const read of reads) read.changed = true;
-    this.entries.get(app)?.tree.apply(signal);
+    return this.entries.get(app)?.tree.apply(signal) ? app : undefined;
   }
 
   /** The application's candidates if its tree is current and young. */
@@ -75,7 +80,8 @@ export class TreeCache {
 
   /**
    * Reads the application's tree with `read` and keeps it. A tree event during the read may or
-   * may not be in what it returned: such a tree serves this listing and is read again next time.
+   * may not be in what it returned: such a tree serves this listing and is read again next time,
+   * unless the kept tree is current (it has the event): that one stays.
    */
   async read(app: ObjectRef, read: () => Promise<AtspiNode[]>): Promise<Candidate[]> {
     const reading: Reading = { changed: false };
@@ -84,8 +90,13 @@ export class TreeCache {
     const startedAt = this.now();
     try {
       const tree = new AppTree(app, await read(), startedAt);
-      if (reading.changed) tree.invalidate();
-      this.entries.set(app.bus, { tree, bounds: new Map() });
+      const kept = this.entries.get(app.bus)?.tree;
+      if (reading.changed) {
+        // The kept tree had those events applied: better than a read that may lack them.
+        if (kept?.current) return kept.candidates();
+        tree.invalidate();
+      }
+      this.entries.set(app.bus, { tree, bounds: new Map(), listedChanges: 0 });
       return tree.candidates();
     } finally {
       reads.delete(reading);
@@ -95,23 +106,37 @@ export class TreeCache {
 
   /**
    * Records the bounds this listing read (by refKey; null: no size, or gone). With `compare`,
-   * first checks those of elements listed before against that listing's: false (and the tree
-   * marked for a read) when one moved or vanished.
+   * first checks those of elements listed before against that listing's. One moved or vanished:
+   * - 'changed' when the page's own events changed the tree since that listing (the move follows
+   *   from a change the tree has): the tree serves, and should be read again soon (what is
+   *   showing may have changed with the move, which no event says);
+   * - 'moved' (and the tree marked for a read) when nothing explains it: a scroll.
+   * 'same' otherwise.
    */
-  record(app: string, bounds: ReadonlyMap<string, Bounds | null>, compare: boolean): boolean {
+  record(
+    app: string,
+    bounds: ReadonlyMap<string, Bounds | null>,
+    compare: boolean,
+  ): 'same' | 'changed' | 'moved' {
     const entry = this.entries.get(app);
-    if (!entry) return false;
+    if (!entry) return 'moved';
+    let outcome: 'same' | 'changed' | 'moved' = 'same';
     if (compare) {
       for (const [key, now] of bounds) {
         const before = entry.bounds.get(key);
         if (before !== undefined && !sameBounds(before, now)) {
-          entry.tree.invalidate();
-          return false;
+          if (entry.tree.changes === entry.listedChanges) {
+            entry.tree.invalidate();
+            return 'moved';
+          }
+          outcome = 'changed';
+          break;
         }
       }
     }
     for (const [key, now] of bounds) entry.bounds.set(key, now);
-    return true;
+    entry.listedChanges = entry.tree.changes;
+    return outcome;
   }
 
   /** The web page above the node: null for none, undefined when the tree does not know it. */
