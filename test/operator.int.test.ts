@@ -459,7 +459,11 @@ describe('operator commands through the gateway to agents on real desktops', () 
     const bell = await call(TYPE, { element_index: first, text: 'a\u0007', device_name: devA });
     expect(bell.status).toBe(400);
     expect(bell.body.errors).toEqual([expect.objectContaining({ path: 'text', rule: 'pattern' })]);
-    const long = await call(TYPE, { element_index: first, text: 'é'.repeat(501), device_name: devA });
+    const long = await call(TYPE, {
+      element_index: first,
+      text: 'é'.repeat(501),
+      device_name: devA,
+    });
     expect(long.status).toBe(400);
 
     // Another client lists: the first listing's index is refused, nothing typed or clicked.

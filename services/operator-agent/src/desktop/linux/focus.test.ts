@@ -76,8 +76,8 @@ describe('focusing an element on Linux', () => {
     await focusElement(buildElement(), fake, options);
     expect(calls).toEqual([
       'grab document',
-      'grab element',
       'wait document 1000',
+      'grab element',
       'wait element 1000',
       'stop',
     ]);

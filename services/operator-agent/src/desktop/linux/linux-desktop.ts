@@ -357,11 +357,8 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       },
       reportsFocused: async () => hasState(await atspi.states(ref), STATE.focused),
       inDocument: async () => (await documentRef()) !== undefined,
-      // Both wait for the document first, so that requests made together go in call order.
-      grabFocus: async (which) => {
-        const document = await documentRef();
-        return atspi.grabFocus(which === 'element' ? ref : (document ?? ref));
-      },
+      grabFocus: async (which) =>
+        atspi.grabFocus(which === 'element' ? ref : ((await documentRef()) ?? ref)),
       extents: () => atspi.extents(ref),
       isTopmostAt: (x, y) => isTopmostAt(atspi, ref, x, y),
       click: (x, y) => input.click(x, y, { deadline }),
