@@ -110,7 +110,8 @@ document.addEventListener('click', (e) => {
   post('/click', { id: target ? target.id : '' });
 }, true);
 document.addEventListener('input', (e) => {
-  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value });
+  // Numbered: each report travels on its own, a later one may arrive first.
+  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value, seq: ++seq });
 }, true);
 const commands = new EventSource('/commands');
 // Removed elements (with their labels) by id, where they were: restore puts them back.

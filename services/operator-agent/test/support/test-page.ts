@@ -91,7 +91,7 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
   const page = renderTestPage(options);
   const reports: KeydownReport[] = [];
   const clicks: string[] = [];
-  const values = new Map<string, string>();
+  const values = new Map<string, { value: string; seq: number }>();
   const consumed = new Set<KeydownReport>();
   let keydownWaiters: Waiter<KeydownReport>[] = [];
   let ackWaiters: Waiter<string>[] = [];
@@ -134,9 +134,9 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       return;
     }
     if (req.method === 'POST' && req.url === '/value') {
-      const { id, value } = (await readJson(req)) as { id: string; value: string };
+      const report = (await readJson(req)) as { id: string; value: string; seq: number };
       res.writeHead(204).end();
-      values.set(id, value);
+      if ((values.get(report.id)?.seq ?? -1) < report.seq) values.set(report.id, report);
       return;
     }
     if (req.method === 'POST' && req.url === '/ack') {
@@ -214,7 +214,7 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
     },
     keydowns: () => reports,
     clicks: () => clicks,
-    valueOf: (id) => values.get(id),
+    valueOf: (id) => values.get(id)?.value,
     coverElement: (id, timeoutMs = 5000) =>
       command({ verb: 'cover', id }, `cover ${id}`, `the page to cover #${id}`, timeoutMs),
     limitLength: (id, length, timeoutMs = 5000) =>
