@@ -6,6 +6,7 @@ import { AppError, ConflictError } from '@screenfleet/contracts';
 import {
   DesktopUnavailableError,
   ElementGoneError,
+  monotonicNow,
   timeLeft,
   type Desktop,
   type ElementFilter,
@@ -29,7 +30,7 @@ import { toNutKeys } from './keys';
 import { nutInput, pressWithModifiers } from './nut.input';
 import { TreeCache } from './tree-cache';
 import { openX11Connection, type X11Connection } from './x11.connection';
-import { x11Typer } from './x11.keyboard';
+import { x11Typer, type TextTyper } from './x11.keyboard';
 
 export interface LinuxDesktopOptions {
   /** DISPLAY and DBUS_SESSION_BUS_ADDRESS of the desktop (plus XAUTHORITY when needed). */
@@ -48,6 +49,12 @@ export interface LinuxDesktopOptions {
   typeSettleMs?: number;
   /** For the pre-flight check. Default 3000. */
   checkTimeoutMs?: number;
+  /**
+   * How long after an application read a key or click of ours (answered our ping) the next
+   * focus request waits, so that the input is inside the page before the focus moves: only
+   * commands that follow at once pay it (README, "Keys and the next focus"). Default 25.
+   */
+  inputSettleMs?: number;
 }
 
 export function encodeRef(ref: ObjectRef): ElementRef {
@@ -96,7 +103,8 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   const callTimeoutMs = options.callTimeoutMs ?? 5000;
   const focusTimeoutMs = options.focusTimeoutMs ?? 1000;
   const typeSettleMs = options.typeSettleMs ?? 2000;
-  const inputSettleMs = 1000;
+  const pingTimeoutMs = 1000;
+  const inputSettleMs = options.inputSettleMs ?? 25;
   const check = await checkDesktop(env, { timeoutMs: options.checkTimeoutMs ?? 3000 });
   if (!check.ok) throw new DesktopUnavailableError(check.reason);
   let client: AtspiClient;
@@ -139,6 +147,12 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     return x11.catch((error: unknown) => {
       throw new DesktopUnavailableError('Cannot open the X display for typing', { cause: error });
     });
+  };
+  /** The typer of the current X connection: it keeps the keys it lent for later typings. */
+  let typing: { connection: X11Connection; typer: TextTyper } | undefined;
+  const typerOf = (connection: X11Connection): TextTyper => {
+    if (typing?.connection !== connection) typing = { connection, typer: x11Typer(connection) };
+    return typing.typer;
   };
   const open = (): AtspiClient => {
     if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
@@ -251,20 +265,33 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     }
   };
 
+  /** When the focused application last read our input (inputTaken), on the monotonic clock. */
+  let inputReadAt = -Infinity;
   /**
    * Returns once the application with the keyboard focus has read the input sent so far (a
-   * _NET_WM_PING answered): the next command's focus request cannot overtake this command's
-   * keys on their way into the application (Chromium runs its accessibility requests and its
-   * input on separate paths; a focus moved before a key was taken got that key). The input was
-   * delivered whatever this says: an application that does not answer in time is not waited
-   * for longer.
+   * _NET_WM_PING answered), and notes when: the next focus request waits from then on
+   * (inputSettled). The input was delivered whatever this says: an application that does not
+   * answer in time (or by the deadline: the answer must not be late) is not waited for longer.
    */
-  const inputTaken = async (): Promise<void> => {
+  const inputTaken = async (deadline: number | undefined): Promise<void> => {
     try {
-      await (await x11Connection()).pingFocusedClient(inputSettleMs);
+      const wait = Math.min(pingTimeoutMs, timeLeft(deadline));
+      if (wait > 0) await (await x11Connection()).pingFocusedClient(wait);
     } catch {
       // Delivered all the same; a hung application fails the next command's own steps.
+    } finally {
+      inputReadAt = monotonicNow();
     }
+  };
+  /**
+   * Waits until inputSettleMs have passed since the application read our last key or click (at
+   * most until the deadline): a focus request sent sooner could reach the page before that input
+   * does (Chromium takes input to the page's main thread through its compositor thread, and a
+   * focus request straight there), and the key would land on the element focused next.
+   */
+  const inputSettled = async (deadline: number | undefined): Promise<void> => {
+    const wait = Math.min(inputReadAt + inputSettleMs - monotonicNow(), timeLeft(deadline));
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   };
 
   /** Whether the point is inside the visible part of the element's web page, if it is in one. */
@@ -357,8 +384,11 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       },
       reportsFocused: async () => hasState(await atspi.states(ref), STATE.focused),
       inDocument: async () => (await documentRef()) !== undefined,
-      grabFocus: async (which) =>
-        atspi.grabFocus(which === 'element' ? ref : ((await documentRef()) ?? ref)),
+      grabFocus: async (which) => {
+        const target = which === 'element' ? ref : ((await documentRef()) ?? ref);
+        await inputSettled(deadline);
+        return atspi.grabFocus(target);
+      },
       extents: () => atspi.extents(ref),
       isTopmostAt: (x, y) => isTopmostAt(atspi, ref, x, y),
       click: (x, y) => input.click(x, y, { deadline }),
@@ -435,6 +465,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         throw refuse(`something else is at its centre (${x}, ${y})`);
       }
       await input.click(x, y, { deadline: options.deadline });
+      await inputTaken(options.deadline);
     },
 
     async typeText(element, text, options = {}) {
@@ -481,9 +512,15 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         }
       };
       const connection = await x11Connection();
-      await input.exclusive(() =>
-        x11Typer(connection).type(chars, { deadline: options.deadline, settled }),
-      );
+      try {
+        await input.exclusive(() =>
+          typerOf(connection).type(chars, { deadline: options.deadline, settled }),
+        );
+      } finally {
+        // The page shows the text: it has the keys, but a last key release may still be on its
+        // way; the next focus waits as after a press.
+        inputReadAt = monotonicNow();
+      }
     },
 
     async pressKey(key: KeyName, modifiers: ModifierName[], options = {}) {
@@ -493,20 +530,18 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         (keyboard) => pressWithModifiers(keyboard, keys.key, keys.modifiers),
         options,
       );
-      await inputTaken();
+      await inputTaken(options.deadline);
     },
 
-    close() {
-      if (!closed) {
-        closed = true;
-        client.close();
-        input.close();
-        void x11?.then(
-          (connection) => connection.close(),
-          () => undefined,
-        );
-      }
-      return Promise.resolve();
+    async close() {
+      if (closed) return;
+      closed = true;
+      client.close();
+      input.close();
+      const connection = await x11?.catch(() => undefined);
+      // The keys lent for typing get their empty mapping back (bounded: a hung X server).
+      await typing?.typer.giveBack().catch(() => undefined);
+      connection?.close();
     },
   };
 }
