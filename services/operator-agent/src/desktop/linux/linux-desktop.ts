@@ -51,8 +51,9 @@ export interface LinuxDesktopOptions {
   checkTimeoutMs?: number;
   /**
    * How long after an application read a key or click of ours (answered our ping) the next
-   * focus request waits, so that the input is inside the page before the focus moves: only
-   * commands that follow at once pay it (README, "Keys and the next focus"). Default 25.
+   * focus request waits at least, so that the input is inside the page before the focus moves;
+   * longer when the ping itself took longer (a starved browser). Only commands that follow at
+   * once pay it (README, "Keys and the next focus"). Default 25.
    */
   inputSettleMs?: number;
 }
@@ -105,6 +106,8 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   const typeSettleMs = options.typeSettleMs ?? 2000;
   const pingTimeoutMs = 1000;
   const inputSettleMs = options.inputSettleMs ?? 25;
+  /** The longest settle a slow ping makes (a hung application is the next command's to find). */
+  const maxSettleMs = 100;
   const check = await checkDesktop(env, { timeoutMs: options.checkTimeoutMs ?? 3000 });
   if (!check.ok) throw new DesktopUnavailableError(check.reason);
   let client: AtspiClient;
@@ -265,32 +268,38 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     }
   };
 
-  /** When the focused application last read our input (inputTaken), on the monotonic clock. */
-  let inputReadAt = -Infinity;
+  /**
+   * When the next focus request may go (monotonic clock): after a key or click, inputSettleMs
+   * after the application read it, or as long again as it took to answer the ping if that was
+   * longer (its threads were waiting for a CPU: the renderer's are likely waiting too).
+   */
+  let focusAllowedAt = -Infinity;
   /**
    * Returns once the application with the keyboard focus has read the input sent so far (a
-   * _NET_WM_PING answered), and notes when: the next focus request waits from then on
-   * (inputSettled). The input was delivered whatever this says: an application that does not
-   * answer in time (or by the deadline: the answer must not be late) is not waited for longer.
+   * _NET_WM_PING answered), and sets when the next focus request may go (inputSettled). The
+   * input was delivered whatever this says: an application that does not answer in time (or by
+   * the deadline: the answer must not be late) is not waited for longer.
    */
   const inputTaken = async (deadline: number | undefined): Promise<void> => {
+    const sent = monotonicNow();
     try {
       const wait = Math.min(pingTimeoutMs, timeLeft(deadline));
       if (wait > 0) await (await x11Connection()).pingFocusedClient(wait);
     } catch {
       // Delivered all the same; a hung application fails the next command's own steps.
     } finally {
-      inputReadAt = monotonicNow();
+      const read = monotonicNow();
+      focusAllowedAt = read + Math.min(Math.max(inputSettleMs, read - sent), maxSettleMs);
     }
   };
   /**
-   * Waits until inputSettleMs have passed since the application read our last key or click (at
-   * most until the deadline): a focus request sent sooner could reach the page before that input
-   * does (Chromium takes input to the page's main thread through its compositor thread, and a
-   * focus request straight there), and the key would land on the element focused next.
+   * Waits until the next focus request may go (at most until the deadline): one sent sooner
+   * could reach the page before our last key or click does (Chromium takes input to the page's
+   * main thread through its compositor thread, and a focus request straight there), and the
+   * key would land on the element focused next.
    */
   const inputSettled = async (deadline: number | undefined): Promise<void> => {
-    const wait = Math.min(inputReadAt + inputSettleMs - monotonicNow(), timeLeft(deadline));
+    const wait = Math.min(focusAllowedAt - monotonicNow(), timeLeft(deadline));
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   };
 
@@ -519,7 +528,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       } finally {
         // The page shows the text: it has the keys, but a last key release may still be on its
         // way; the next focus waits as after a press.
-        inputReadAt = monotonicNow();
+        focusAllowedAt = monotonicNow() + inputSettleMs;
       }
     },
 
