@@ -6,7 +6,9 @@
  * - listing after a change: the page removes an element, then the first listing without it
  *   (the agent reads the whole accessible tree again);
  * - press: the press-key-by-index request on an element deep in the list (index ~450) until the
- *   page's keydown handler ran, checking the key arrived on that element;
+ *   page's keydown handler ran, checking the key arrived on that element; back to back (each
+ *   press waits for the rest of the agent's 25 ms after the previous key), and with a 50 ms
+ *   pause before each (`spaced_press_ms`);
  * - click: the click-by-index request on a button deep in the list until its answer (the agent
  *   answers once the click is sent), checking the page saw the click on that button;
  * - type: the type-by-index request of TYPED (20 characters, accents, CJK and symbols among
@@ -55,6 +57,9 @@ const TARGETS = {
 };
 /** How long the agent's CPU is watched on the idle desktop (the aim: at most 5% of a core). */
 const IDLE_MS = 10_000;
+/** Presses measured with a pause before each, and the pause (beyond the agent's wait). */
+const SPACED_PRESSES = 50;
+const PRESS_PAUSE_MS = 50;
 /** Clicks and typings measured, each way. */
 const CLICKS = 50;
 const TYPINGS = 50;
@@ -214,11 +219,16 @@ async function main(): Promise<void> {
     if (listed?.text !== target.element.label) throw new Error('the target moved in the listing');
 
     let lastSeq = Math.max(0, ...desk.keydowns().map((r) => r.seq));
-    const measure = async (press: (key: string) => Promise<unknown>, samples: number[]) => {
-      for (let i = 0; i < PRESSES + WARM_UP && Date.now() < deadline; i++) {
+    const measure = async (
+      press: (key: string) => Promise<unknown>,
+      samples: number[],
+      { count = PRESSES, pauseMs = 0 } = {},
+    ) => {
+      for (let i = 0; i < count + WARM_UP && Date.now() < deadline; i++) {
         const key = KEYS[i % KEYS.length] as string;
         const code = `Key${key.toUpperCase()}`;
         const after = lastSeq;
+        if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
         const started = now();
         await press(key);
         const report = await desk.waitForKeydown((r) => r.code === code && r.seq > after, 5000);
@@ -242,6 +252,19 @@ async function main(): Promise<void> {
       e2eMs,
     );
     const pressCpu = cpu.perCall(e2eMs.length + WARM_UP);
+    // The same presses with a pause before each: a press that does not come right after the
+    // previous key waits for nothing (the agent's wait after a key, README "Keys and the next
+    // focus"), as when a client decides between presses.
+    const spacedMs: number[] = [];
+    await measure(
+      (key) =>
+        post('/experimental/operator/press-key-by-index', {
+          element_index: target.index,
+          key,
+        }),
+      spacedMs,
+      { count: SPACED_PRESSES, pauseMs: PRESS_PAUSE_MS },
+    );
 
     // Clicks on a button near the target, then typing into the target input, end to end.
     const button = deepElement(listing, desk.pageElements, 'push button');
@@ -309,6 +332,8 @@ async function main(): Promise<void> {
       cpu_ms_per_listing: listCpu,
       presses: e2eMs.length,
       e2e_ms: e2e,
+      spaced_presses: spacedMs.length,
+      spaced_press_ms: stats(spacedMs),
       baseline_presses: desktopMs.length,
       desktop_ms: direct,
       cpu_ms_per_press: pressCpu,
