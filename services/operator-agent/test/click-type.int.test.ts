@@ -10,8 +10,6 @@ import {
   startDesktopHarness,
   type DesktopHarness,
 } from './support/desktop-harness';
-import { openX11Connection } from '../src/desktop/linux/x11.connection';
-import { holds, keysymOf } from '../src/desktop/linux/x11.keyboard';
 import { PAGE_BUTTON, PAGE_FIELDS } from './support/test-page';
 
 describe('clicking and typing on a real desktop', () => {
@@ -72,35 +70,6 @@ describe('clicking and typing on a real desktop', () => {
     );
     await d().typeText(elements.get('email') as UiElement, text);
     await valueOf('email', text);
-  });
-
-  test('when characters the keymap lacks are typed, then their keys stay lent for the next typing and are empty again once the desktop closes', async () => {
-    const x11 = await openX11Connection(h().env, 3000);
-    const own = await createLinuxDesktop({ env: h().env, typeSettleMs: 300 });
-    try {
-      const emptyKeys = async () =>
-        (await x11.keyboardMapping()).filter((levels) => levels.every((k) => k === 0)).length;
-      const holding = async (char: string) =>
-        (await x11.keyboardMapping()).filter((levels) => holds(levels, keysymOf(char))).length;
-      const empty = await emptyKeys();
-      const input = (await form()).get('email') as UiElement;
-      const before = h().valueOf('email') ?? '';
-      await own.typeText(input, 'ë東');
-      expect(await holding('ë')).toBe(1);
-      expect(await holding('東')).toBe(1);
-      expect(await emptyKeys()).toBe(empty - 2);
-      // Typed again on the same keys: nothing more is lent.
-      await own.typeText(input, '東ë');
-      await valueOf('email', `${before}ë東東ë`);
-      expect(await emptyKeys()).toBe(empty - 2);
-      await own.close();
-      expect(await holding('ë')).toBe(0);
-      expect(await holding('東')).toBe(0);
-      expect(await emptyKeys()).toBe(empty);
-    } finally {
-      await own.close();
-      x11.close();
-    }
   });
 
   test('when the page keeps less than was typed, then typing fails saying what the element shows', async () => {

@@ -94,6 +94,9 @@ function catalogueSection(n: number): PageContent {
 // Server-Sent Events, so removeElement and renameElement are immediate.
 const SCRIPT = `<script>
 let seq = 0;
+// Value reports have their own numbers: keydown reports are counted without gaps (tests wait
+// for every report numbered before a marker key).
+let valueSeq = 0;
 function post(path, body) {
   return fetch(path, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
@@ -111,7 +114,7 @@ document.addEventListener('click', (e) => {
 }, true);
 document.addEventListener('input', (e) => {
   // Numbered: each report travels on its own, a later one may arrive first.
-  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value, seq: ++seq });
+  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value, seq: ++valueSeq });
 }, true);
 const commands = new EventSource('/commands');
 // Removed elements (with their labels) by id, where they were: restore puts them back.
