@@ -30,7 +30,7 @@ import { toNutKeys } from './keys';
 import { nutInput, pressWithModifiers } from './nut.input';
 import { TreeCache } from './tree-cache';
 import { openX11Connection, type X11Connection } from './x11.connection';
-import { x11Typer, type TextTyper } from './x11.keyboard';
+import { x11Typer } from './x11.keyboard';
 
 export interface LinuxDesktopOptions {
   /** DISPLAY and DBUS_SESSION_BUS_ADDRESS of the desktop (plus XAUTHORITY when needed). */
@@ -150,12 +150,6 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     return x11.catch((error: unknown) => {
       throw new DesktopUnavailableError('Cannot open the X display for typing', { cause: error });
     });
-  };
-  /** The typer of the current X connection: it keeps the keys it lent for later typings. */
-  let typing: { connection: X11Connection; typer: TextTyper } | undefined;
-  const typerOf = (connection: X11Connection): TextTyper => {
-    if (typing?.connection !== connection) typing = { connection, typer: x11Typer(connection) };
-    return typing.typer;
   };
   const open = (): AtspiClient => {
     if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
@@ -523,7 +517,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const connection = await x11Connection();
       try {
         await input.exclusive(() =>
-          typerOf(connection).type(chars, { deadline: options.deadline, settled }),
+          x11Typer(connection).type(chars, { deadline: options.deadline, settled }),
         );
       } finally {
         // The page shows the text: it has the keys, but a last key release may still be on its
@@ -542,15 +536,17 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       await inputTaken(options.deadline);
     },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      client.close();
-      input.close();
-      const connection = await x11?.catch(() => undefined);
-      // The keys lent for typing get their empty mapping back (bounded: a hung X server).
-      await typing?.typer.giveBack().catch(() => undefined);
-      connection?.close();
+    close() {
+      if (!closed) {
+        closed = true;
+        client.close();
+        input.close();
+        void x11?.then(
+          (connection) => connection.close(),
+          () => undefined,
+        );
+      }
+      return Promise.resolve();
     },
   };
 }
