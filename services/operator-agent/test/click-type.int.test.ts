@@ -39,7 +39,7 @@ describe('clicking and typing on a real desktop', () => {
 
   beforeAll(async () => {
     desk = await startDesktopHarness(freeDisplayNumber(120));
-    desktop = await createLinuxDesktop({ env: desk.env, typeSettleMs: 300 });
+    desktop = await createLinuxDesktop({ env: desk.env });
   }, 60_000);
 
   afterAll(async () => {

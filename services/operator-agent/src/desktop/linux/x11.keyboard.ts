@@ -131,6 +131,11 @@ export function x11Typer(
           connection.changeKeyboardMapping(keycode, [new Array<number>(perKeycode).fill(keysym)]);
           lent.set(keysym, { keycode, shift: false });
         }
+        // The focused application reads the new map after it has read the change: typed at
+        // once, a run's first key was now and then looked up in the old map (the 60-character
+        // test: its 21st character typed as the 1st, whose key it got, 1 run in 3). Its answer
+        // to a ping comes after it asked for the new map.
+        if (lent.size > 0) await connection.pingFocusedClient(timeoutMs).catch(() => false);
         let shiftDown = false;
         try {
           for (const char of run) {
