@@ -18,6 +18,8 @@ import { modes, startSystem, type RunningSystem } from './support/system';
 
 const LIST = '/experimental/operator/list-interactable-elements';
 const PRESS = '/experimental/operator/press-key-by-index';
+const CLICK = '/experimental/operator/click-by-index';
+const TYPE = '/experimental/operator/type-by-index';
 
 describe.each(modes)('operator commands in %s mode', (mode) => {
   let desk: DesktopHarness | undefined;
@@ -113,5 +115,36 @@ describe.each(modes)('operator commands in %s mode', (mode) => {
         shiftKey: true,
       });
     }
+  });
+
+  it("when text is typed and a button clicked by index in screenpipe SDK's shapes, then the page has the text and the click", async () => {
+    const listing = await listPage();
+    const page = desk!.pageElements;
+    const input = listing.elements.find((e) => e.index >= 440 && e.role === 'entry');
+    const button = listing.elements.find((e) => e.index >= 440 && e.role === 'push button');
+    const inputId = page.find((e) => e.label === input?.text)!.id;
+    const buttonId = page.find((e) => e.label === button?.text)!.id;
+
+    const text = 'Grüße, 東京 😀 #42';
+    // Typed at the caret: after what an earlier test put there.
+    const expected = (desk!.valueOf(inputId) ?? '') + text;
+    const typed = await post(system!.url + TYPE, {
+      element_index: input!.index,
+      text,
+      device_name: device,
+    });
+    expect(typed).toMatchObject({ status: 200, body: { success: true } });
+    await waitFor(() => desk!.valueOf(inputId) === expected, {
+      timeoutMs: 5000,
+      what: () => `#${inputId} to show the text (it shows ${desk!.valueOf(inputId)})`,
+    });
+
+    const clicked = await post(system!.url + CLICK, {
+      element_index: button!.index,
+      device_name: device,
+      cache_id: listing.cache_info.cache_id,
+    });
+    expect(clicked).toMatchObject({ status: 200, body: { success: true } });
+    await waitFor(() => desk!.clicks().includes(buttonId), { timeoutMs: 5000, what: 'the click' });
   });
 });

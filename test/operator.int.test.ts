@@ -31,6 +31,8 @@ import { startService, type ServiceProcess } from './support/processes';
 
 const LIST = '/experimental/operator/list-interactable-elements';
 const PRESS = '/experimental/operator/press-key-by-index';
+const CLICK = '/experimental/operator/click-by-index';
+const TYPE = '/experimental/operator/type-by-index';
 const TIMEOUT_MS = 5000; // the gateway's default GATEWAY_OPERATOR_TIMEOUT
 const B_SNAPSHOT_TTL_MS = 2000;
 /** Pressed after a check that nothing was typed; no test expects it otherwise. */
@@ -440,6 +442,61 @@ describe('operator commands through the gateway to agents on real desktops', () 
     expect(response.status).toBe(409);
     expect(response.body.message).toMatch(/gone|changed/);
     expect((await keydownsBeforeMarker(a(), devA)).length).toBe(count);
+  });
+
+  test('when clicks and typing come by index, then they are refused exactly as presses are, and audited without the text', async () => {
+    const listing = await listPage(devA);
+    const first = indexOf(listing, 'First name');
+    const count = a().keydowns().length;
+    const clicked = a().clicks().length;
+
+    const noScope = await call(
+      TYPE,
+      { element_index: first, text: 'x', device_name: devA },
+      tokens.ingestDesk1.token,
+    );
+    expect(noScope.status).toBe(403);
+    const bell = await call(TYPE, { element_index: first, text: 'a\u0007', device_name: devA });
+    expect(bell.status).toBe(400);
+    expect(bell.body.errors).toEqual([expect.objectContaining({ path: 'text', rule: 'pattern' })]);
+    const long = await call(TYPE, {
+      element_index: first,
+      text: 'é'.repeat(501),
+      device_name: devA,
+    });
+    expect(long.status).toBe(400);
+
+    // Another client lists: the first listing's index is refused, nothing typed or clicked.
+    const other = await call(LIST, { app_name: 'Chromium', device_name: devA, max_elements: 2 });
+    expect(other.status).toBe(200);
+    const cacheId = listing.cache_info.cache_id;
+    for (const [path, body] of [
+      [TYPE, { element_index: first, text: 'stale', cache_id: cacheId }],
+      [CLICK, { element_index: first, cache_id: cacheId }],
+    ] as const) {
+      const stale = await call(path, { ...body, device_name: devA });
+      expect(stale.status).toBe(409);
+    }
+
+    const requestId = `type-trace-${Date.now()}`;
+    const typed = await post(
+      g().url + TYPE,
+      { element_index: first, text: 'zäh', device_name: devA },
+      undefined,
+      { 'x-request-id': requestId },
+    );
+    expect(typed).toMatchObject({ status: 200, body: { success: true } });
+    const line = await agentA!.waitForLog(/command done/, 10_000, (l) => l.requestId === requestId);
+    expect(line).toMatchObject({ audit: 'operator', action: 'type', textLength: 3 });
+    expect(JSON.stringify(line)).not.toContain('zäh');
+    const typedKeys = (await keydownsBeforeMarker(a(), devA)).slice(count);
+    // A character the keymap lacks is typed on a lent key: its keydown has no key name.
+    expect(typedKeys.map((r) => `${r.key} on ${r.activeId}`)).toEqual([
+      'z on first',
+      '\u0000 on first',
+      'h on first',
+    ]);
+    expect(a().clicks().length).toBe(clicked);
   });
 
   test('when an agent has no usable desktop, then it still answers, with 503 and the reason', async () => {

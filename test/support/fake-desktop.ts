@@ -33,6 +33,8 @@ export function fakeDesktop(count = 5) {
     }));
   let focused: string | undefined;
   const presses: RecordedPress[] = [];
+  const clicks: string[] = [];
+  const typed: Array<{ element: string; text: string }> = [];
   let gate: Promise<void> | undefined;
   let open: (() => void) | undefined;
   let pressStarted: (() => void) | undefined;
@@ -49,12 +51,22 @@ export function fakeDesktop(count = 5) {
       if (gate) await gate;
       presses.push({ key, modifiers, element: focused });
     },
+    click: (element: UiElement) => {
+      clicks.push(element.name);
+      return Promise.resolve();
+    },
+    typeText: (element: UiElement, text: string) => {
+      typed.push({ element: element.name, text });
+      return Promise.resolve();
+    },
     close: () => Promise.resolve(),
   };
 
   return {
     desktop,
     presses,
+    clicks,
+    typed,
     /** The following presses wait for release(); resolves when one has started. */
     holdPresses(): Promise<void> {
       gate = new Promise((resolve) => (open = resolve));

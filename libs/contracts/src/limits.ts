@@ -33,6 +33,11 @@ export const limits = {
   maxKeyLength: 64,
   /** Elements one listing answers at most (its max_elements). */
   maxListedElements: 1000,
+  /**
+   * Characters (code points) one type-by-index types: the agent types them as key presses and
+   * reads the element's value back within the command's budget; Chromium takes 1-4 ms a key.
+   */
+  maxTypeTextLength: 500,
   /** A listing's cache_id (the agent makes UUIDs). */
   maxCacheIdLength: 64,
   /** A token id as operator commands carry it (requested_by). */

@@ -51,6 +51,8 @@ function validateOpenApi(documents: unknown[]): Array<{ valid: boolean; errors?:
 const validatorFor: Partial<Record<ComponentName, Validator<unknown>>> = {
   AddRequest: validators.addRequest,
   PressKeyRequest: validators.pressKeyRequest,
+  ClickByIndexRequest: validators.clickByIndexRequest,
+  TypeByIndexRequest: validators.typeByIndexRequest,
   ListElementsRequest: validators.listElementsRequest,
   ListElementsResponse: validators.listElementsResponse,
   ArchiveConfigureRequest: validators.archiveConfigureRequest,

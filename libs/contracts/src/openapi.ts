@@ -18,7 +18,12 @@ import {
   listElementsRequestSchema,
   listElementsResponseSchema,
 } from './schemas/operator.schema';
-import { cacheIdSchema, pressKeyRequestSchema } from './schemas/press-key.schema';
+import {
+  cacheIdSchema,
+  clickByIndexRequestSchema,
+  pressKeyRequestSchema,
+  typeByIndexRequestSchema,
+} from './schemas/press-key.schema';
 import {
   searchAnswerItemSchema,
   searchAnswerSchema,
@@ -51,6 +56,8 @@ const componentSchemas = {
   OcrResult: ocrResultSchema,
   Transcription: transcriptionSchema,
   PressKeyRequest: pressKeyRequestSchema,
+  ClickByIndexRequest: clickByIndexRequestSchema,
+  TypeByIndexRequest: typeByIndexRequestSchema,
   ListElementsRequest: listElementsRequestSchema,
   ListElementsResponse: listElementsResponseSchema,
   ListedElement: listedElementSchema,
@@ -475,6 +482,84 @@ export const apiOperations: readonly ApiOperation[] = [
     errors: [...operatorErrors, 409],
   },
   {
+    method: 'post',
+    path: '/experimental/operator/click-by-index',
+    operationId: 'clickByIndex',
+    tag: 'operator',
+    summary: 'Click a listed element at its centre',
+    description:
+      'One left click at the centre of the element `element_index` of the listing `cache_id` (or ' +
+      'the newest one), after it was read again. 409 when that listing is not the current one, ' +
+      'the element changed or is gone, its centre is not on the screen, or something else (a ' +
+      'dialog, a banner) is there: nothing was clicked. 500 `outcome_unknown`: the click may ' +
+      "have run, check before sending it again. screenpipe SDK's `clickByIndex` sends " +
+      '`{element_index}` alone. Never served without a token.',
+    scope: 'operator',
+    request: {
+      schema: 'ClickByIndexRequest',
+      required: true,
+      examples: {
+        ours: {
+          summary: 'With the listing and the device',
+          value: {
+            element_index: 12,
+            cache_id: '7b0c2c1e-9f1a-4c55-8d7e-2f4b3a1d9e10',
+            device_name: 'MacBook Pro',
+          },
+        },
+        sdk: { summary: "screenpipe SDK's shape", value: { element_index: 12 } },
+      },
+    },
+    response: {
+      schema: 'OperationResult',
+      description: 'The element was clicked.',
+      example: { success: true, message: "clicked element 12 (push button 'Submit')" },
+    },
+    errors: [...operatorErrors, 409],
+  },
+  {
+    method: 'post',
+    path: '/experimental/operator/type-by-index',
+    operationId: 'typeByIndex',
+    tag: 'operator',
+    summary: 'Type text into a listed element',
+    description:
+      `Focuses the element \`element_index\` of the listing \`cache_id\` (or the newest one) after it ` +
+      `was read again, types \`text\` as key presses (1-${limits.maxTypeTextLength} characters, any ` +
+      'Unicode character; of control characters only a line break and a tab, and those not into ' +
+      'a single-line field), then reads the value back: it must be the value before with the ' +
+      'text put in at the caret (replacing a selection), else 500 `operation_failed` saying what ' +
+      'the element shows (a page that filters or reformats input). 409 when the listing is not ' +
+      'the current one, the element changed, is gone, or takes no text: nothing was typed. ' +
+      "screenpipe SDK's `typeByIndex` sends `{element_index, text}`. Never served without a token.",
+    scope: 'operator',
+    request: {
+      schema: 'TypeByIndexRequest',
+      required: true,
+      examples: {
+        ours: {
+          summary: 'With the listing and the device',
+          value: {
+            element_index: 3,
+            text: 'Zoë Saldaña',
+            cache_id: '7b0c2c1e-9f1a-4c55-8d7e-2f4b3a1d9e10',
+            device_name: 'MacBook Pro',
+          },
+        },
+        sdk: {
+          summary: "screenpipe SDK's shape",
+          value: { element_index: 3, text: 'hello world' },
+        },
+      },
+    },
+    response: {
+      schema: 'OperationResult',
+      description: 'The text was typed and the element shows it.',
+      example: { success: true, message: "typed 11 characters into element 3 (entry 'Name')" },
+    },
+    errors: [...operatorErrors, 409],
+  },
+  {
     method: 'get',
     path: '/archive/status',
     operationId: 'archiveStatus',
@@ -684,7 +769,8 @@ const errorResponses: Record<
   409: {
     name: 'Conflict',
     description:
-      'Press: the listing is not the current one or the element changed (nothing pressed). ' +
+      'Press, click, type: the listing is not the current one, the element changed or is gone, ' +
+      'or cannot take the action (nothing pressed, clicked or typed). ' +
       'Archive: already initialised (init), still enabled or busy with a pass or a rekey (restore).',
     example: errorExample('the archive is already initialised', 'conflict'),
   },
@@ -845,7 +931,10 @@ export function buildOpenApiDocument(): JsonObject {
     tags: [
       { name: 'ingest', description: 'Captured content in.' },
       { name: 'search', description: 'Captured content back out.' },
-      { name: 'operator', description: "Key presses into a device's desktop (experimental)." },
+      {
+        name: 'operator',
+        description: "Key presses, clicks and typing into a device's desktop (experimental).",
+      },
       { name: 'archive', description: 'Moving old items to an archive store and back.' },
       { name: 'auth', description: "The caller's own grant." },
       { name: 'meta', description: 'This description.' },

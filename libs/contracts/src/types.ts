@@ -23,7 +23,11 @@ import type {
   operatorPresenceSchema,
   operatorResultSchema,
 } from './schemas/operator.schema';
-import type { pressKeyRequestSchema } from './schemas/press-key.schema';
+import type {
+  clickByIndexRequestSchema,
+  pressKeyRequestSchema,
+  typeByIndexRequestSchema,
+} from './schemas/press-key.schema';
 import type {
   searchAnswerSchema,
   searchAudioContentSchema,
@@ -61,6 +65,10 @@ export type ListedElement = FromSchema<typeof listedElementSchema>;
 export type OperatorCommand = FromSchema<typeof operatorCommandSchema>;
 export type ListCommand = Extract<OperatorCommand, { action: 'list' }>;
 export type PressCommand = Extract<OperatorCommand, { action: 'press' }>;
+export type ClickCommand = Extract<OperatorCommand, { action: 'click' }>;
+export type TypeCommand = Extract<OperatorCommand, { action: 'type' }>;
+export type ClickByIndexRequest = FromSchema<typeof clickByIndexRequestSchema>;
+export type TypeByIndexRequest = FromSchema<typeof typeByIndexRequestSchema>;
 export type OperatorResult = FromSchema<typeof operatorResultSchema>;
 export type OperatorPresence = FromSchema<typeof operatorPresenceSchema>;
 export type SearchRequest = FromSchema<typeof searchRequestSchema>;

@@ -18,7 +18,11 @@ import {
   operatorPresenceSchema,
   operatorResultSchema,
 } from './schemas/operator.schema';
-import { pressKeyRequestSchema } from './schemas/press-key.schema';
+import {
+  clickByIndexRequestSchema,
+  pressKeyRequestSchema,
+  typeByIndexRequestSchema,
+} from './schemas/press-key.schema';
 import {
   searchAnswerSchema,
   searchReplySchema,
@@ -48,6 +52,8 @@ import type {
   OperatorPresence,
   OperatorResult,
   PressKeyRequest,
+  ClickByIndexRequest,
+  TypeByIndexRequest,
   SearchAnswer,
   SearchReply,
   SearchRequest,
@@ -58,6 +64,14 @@ import type {
 export const validators = {
   addRequest: compileValidator<AddRequest>(addRequestSchema, 'add request'),
   pressKeyRequest: compileValidator<PressKeyRequest>(pressKeyRequestSchema, 'press-key request'),
+  clickByIndexRequest: compileValidator<ClickByIndexRequest>(
+    clickByIndexRequestSchema,
+    'click-by-index request',
+  ),
+  typeByIndexRequest: compileValidator<TypeByIndexRequest>(
+    typeByIndexRequestSchema,
+    'type-by-index request',
+  ),
   operationResult: compileValidator<OperationResult>(operationResultSchema, 'operation result'),
   errorBody: compileValidator<ErrorBody>(errorBodySchema, 'error body'),
   archiveStatus: compileValidator<ArchiveStatus>(archiveStatusSchema, 'archive status'),

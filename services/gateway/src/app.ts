@@ -60,6 +60,8 @@ const routes: Record<string, string[]> = {
   [searchPath]: ['GET'],
   [operatorPaths.list]: ['POST'],
   [operatorPaths.press]: ['POST'],
+  [operatorPaths.click]: ['POST'],
+  [operatorPaths.type]: ['POST'],
   ...archiveRouteMethods,
   [openApiPath]: ['GET'],
   ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),

@@ -64,12 +64,13 @@ function operatorMetrics(registers: Registers) {
   let connectedAgents: () => number = () => 0;
   const commands = new Counter({
     name: 'gateway_operator_commands_total',
-    help: 'Operator commands by action (list, press) and result (success or error code)',
+    help: 'Operator commands by action (list, press, click, type) and result (success or error code)',
     labelNames: ['action', 'result'] as const,
     registers,
   });
   // Present from the start, so rate() and increase() see the first command of each action.
-  for (const action of ['list', 'press']) commands.inc({ action, result: 'success' }, 0);
+  for (const action of ['list', 'press', 'click', 'type'])
+    commands.inc({ action, result: 'success' }, 0);
   return {
     commands,
     commandDuration: new Histogram({

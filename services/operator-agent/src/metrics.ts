@@ -5,7 +5,7 @@ export function createAgentMetrics(registry: Registry) {
   return {
     commands: new Counter({
       name: 'operator_agent_commands_total',
-      help: 'Commands handled, by action (list, press) and result (success or error code)',
+      help: 'Commands handled, by action (list, press, click, type) and result (success or error code)',
       labelNames: ['action', 'result'] as const,
       registers,
     }),

@@ -6,7 +6,11 @@ export {
   transcriptionSchema,
 } from './add-request.schema';
 export { contentBatchSchema, envelopeSchema } from './messages.schema';
-export { pressKeyRequestSchema } from './press-key.schema';
+export {
+  clickByIndexRequestSchema,
+  pressKeyRequestSchema,
+  typeByIndexRequestSchema,
+} from './press-key.schema';
 export { archiveStatusSchema, errorBodySchema, operationResultSchema } from './results.schema';
 export {
   archiveActionResultSchema,

@@ -2,7 +2,7 @@ import { errorCodes } from '../errors';
 import { limits } from '../limits';
 import { keyNames, modifierNames } from '../keys';
 import { dateTimeSchema, deviceNameSchema } from './common';
-import { cacheIdSchema } from './press-key.schema';
+import { cacheIdSchema, typeableTextPattern } from './press-key.schema';
 import { fieldErrorSchema } from './results.schema';
 
 const optionalBoolean = { type: ['boolean', 'null'] } as const;
@@ -117,6 +117,16 @@ const requestedBySchema = {
   maxLength: limits.maxTokenIdLength,
 } as const;
 
+/** What every command on a listed element carries: its timing, token, index and listing. */
+const byIndexCommandProperties = {
+  timeout_ms: { type: 'integer', minimum: 1 },
+  budget_ms: { type: 'integer', minimum: 1 },
+  requested_by: requestedBySchema,
+  element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
+  /** The listing element_index refers to; absent = the device's newest listing. */
+  cache_id: cacheIdSchema,
+} as const;
+
 /**
  * Payload of operator.command (gateway -> one device's agent). Key names are canonical: the
  * gateway resolves aliases and key_combo first. budget_ms is the agent's time to act, counted on
@@ -167,6 +177,30 @@ export const operatorCommandSchema = {
           type: 'array',
           maxItems: limits.maxModifiers,
           items: { enum: modifierNames },
+        },
+      },
+    },
+    {
+      type: 'object',
+      required: ['action', 'timeout_ms', 'budget_ms', 'requested_by', 'element_index'],
+      additionalProperties: false,
+      properties: {
+        action: { const: 'click' },
+        ...byIndexCommandProperties,
+      },
+    },
+    {
+      type: 'object',
+      required: ['action', 'timeout_ms', 'budget_ms', 'requested_by', 'element_index', 'text'],
+      additionalProperties: false,
+      properties: {
+        action: { const: 'type' },
+        ...byIndexCommandProperties,
+        text: {
+          type: 'string',
+          minLength: 1,
+          maxLength: limits.maxTypeTextLength,
+          pattern: typeableTextPattern,
         },
       },
     },

@@ -46,3 +46,41 @@ export const pressKeyRequestSchema = {
     description: 'send either key (with modifiers) or key_combo, not both',
   },
 } as const;
+
+/** The index of a listed element and the listing it was read from, as every by-index request has. */
+const byIndexProperties = {
+  element_index: { type: 'integer', minimum: 0, maximum: limits.maxElementIndex },
+  /** The listing element_index refers to (or null/absent: the newest); another listing: 409. */
+  cache_id: { ...cacheIdSchema, type: ['string', 'null'] },
+  device_name: deviceNameSchema,
+} as const;
+
+/** POST /experimental/operator/click-by-index: screenpipe SDK's {element_index}, and ours. */
+export const clickByIndexRequestSchema = {
+  type: 'object',
+  required: ['element_index'],
+  additionalProperties: false,
+  properties: byIndexProperties,
+} as const;
+
+/**
+ * Characters the agent can type: anything but control characters, of which only a line break
+ * (Enter) and a tab (Tab) are keys. Checked again by the agent before it types.
+ */
+export const typeableTextPattern = '^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]*$';
+
+/** POST /experimental/operator/type-by-index: screenpipe SDK's {element_index, text}, and ours. */
+export const typeByIndexRequestSchema = {
+  type: 'object',
+  required: ['element_index', 'text'],
+  additionalProperties: false,
+  properties: {
+    ...byIndexProperties,
+    text: {
+      type: 'string',
+      minLength: 1,
+      maxLength: limits.maxTypeTextLength,
+      pattern: typeableTextPattern,
+    },
+  },
+} as const;

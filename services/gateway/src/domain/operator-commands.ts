@@ -12,8 +12,12 @@ import {
   type OperationResult,
   type OperatorCommand,
   type OperatorResult,
+  type ClickByIndexRequest,
+  type ClickCommand,
   type PressCommand,
   type PressKeyRequest,
+  type TypeByIndexRequest,
+  type TypeCommand,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 
@@ -87,6 +91,41 @@ export function toPressCommand(
     element_index: request.element_index,
     key,
     modifiers,
+  };
+  if (request.cache_id != null) command.cache_id = request.cache_id;
+  return command;
+}
+
+/** The agent's command for a click request: the element and the listing it was read from. */
+export function toClickCommand(
+  request: ClickByIndexRequest,
+  timeoutMs: number,
+  requestedBy: string,
+): ClickCommand {
+  const command: ClickCommand = {
+    action: 'click',
+    timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
+    element_index: request.element_index,
+  };
+  if (request.cache_id != null) command.cache_id = request.cache_id;
+  return command;
+}
+
+/** The agent's command for a type request: the element, the listing and the text as sent. */
+export function toTypeCommand(
+  request: TypeByIndexRequest,
+  timeoutMs: number,
+  requestedBy: string,
+): TypeCommand {
+  const command: TypeCommand = {
+    action: 'type',
+    timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
+    element_index: request.element_index,
+    text: request.text,
   };
   if (request.cache_id != null) command.cache_id = request.cache_id;
   return command;

@@ -4,7 +4,7 @@ import type { OperatorMetrics } from '../metrics';
 import { toHttpFailure } from './http-errors';
 import { toBodyError } from './json-body';
 
-export type OperatorAction = 'list' | 'press';
+export type OperatorAction = 'list' | 'press' | 'click' | 'type';
 
 /** What the handler learned about the command so far: who, which device, element, key ... */
 export type AuditEntry = Record<string, unknown> & { tokenId: string | null };

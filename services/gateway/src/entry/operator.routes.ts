@@ -8,8 +8,10 @@ import {
   listingOf,
   operationResultOf,
   sendOperatorCommand,
+  toClickCommand,
   toListCommand,
   toPressCommand,
+  toTypeCommand,
 } from '../domain/operator-commands';
 import { ListingDevices } from '../domain/listing-devices';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
@@ -21,6 +23,8 @@ import { createOperatorAudit, type OperatorAction } from './operator-audit';
 export const operatorPaths = {
   list: '/experimental/operator/list-interactable-elements',
   press: '/experimental/operator/press-key-by-index',
+  click: '/experimental/operator/click-by-index',
+  type: '/experimental/operator/type-by-index',
 } as const;
 
 export interface OperatorRoutesDeps {
@@ -47,6 +51,8 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
     paths: new Map<string, OperatorAction>([
       [operatorPaths.list, 'list'],
       [operatorPaths.press, 'press'],
+      [operatorPaths.click, 'click'],
+      [operatorPaths.type, 'type'],
     ]),
   });
   const readBody = jsonBodyReader(limits.maxBodyBytes);
@@ -107,6 +113,47 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
         cacheId: command.cache_id,
         key: command.key,
         modifiers: command.modifiers,
+        device: request.device_name,
+      });
+      const device = deviceFor(grant, request.device_name, { cacheId: command.cache_id });
+      audit.device = device;
+      const result = await sendOperatorCommand(deps.bus, device, command, options(res));
+      res.json(operationResultOf(result));
+    }),
+  );
+  router.post(
+    operatorPaths.click,
+    audited('click', async (req, res, audit) => {
+      const grant = authenticate(req, 'operator', deps.auth);
+      audit.tokenId = grant.id;
+      await readBody(req, res);
+      const request = validators.clickByIndexRequest.parse(req.body);
+      const command = toClickCommand(request, deps.timeoutMs, grant.id);
+      Object.assign(audit, {
+        elementIndex: command.element_index,
+        cacheId: command.cache_id,
+        device: request.device_name,
+      });
+      const device = deviceFor(grant, request.device_name, { cacheId: command.cache_id });
+      audit.device = device;
+      const result = await sendOperatorCommand(deps.bus, device, command, options(res));
+      res.json(operationResultOf(result));
+    }),
+  );
+
+  router.post(
+    operatorPaths.type,
+    audited('type', async (req, res, audit) => {
+      const grant = authenticate(req, 'operator', deps.auth);
+      audit.tokenId = grant.id;
+      await readBody(req, res);
+      const request = validators.typeByIndexRequest.parse(req.body);
+      const command = toTypeCommand(request, deps.timeoutMs, grant.id);
+      Object.assign(audit, {
+        elementIndex: command.element_index,
+        cacheId: command.cache_id,
+        // How much was typed, never what: it may be a password.
+        textLength: Array.from(command.text).length,
         device: request.device_name,
       });
       const device = deviceFor(grant, request.device_name, { cacheId: command.cache_id });

@@ -121,6 +121,21 @@ export interface Desktop {
    * releases always go.
    */
   pressKey(key: KeyName, modifiers: ModifierName[], options?: CallOptions): Promise<void>;
+  /**
+   * One left click at the element's centre, only when that point is on the screen and the
+   * element (or a part of it) is what the application shows there: else a ConflictError and
+   * nothing is clicked. Nothing is clicked after the deadline.
+   */
+  click(element: UiElement, options?: CallOptions): Promise<void>;
+  /**
+   * Focuses the element (as focus() does) and types the text as key presses, then reads the
+   * element's value back: it must be what it was with the text put in at the caret (replacing
+   * a selection), else an `operation_failed` error that says what the element shows. Refused
+   * (ConflictError, nothing typed) when the element takes no text, or is a single-line field and
+   * the text has a line break or tab. A character the desktop cannot type is a ValidationError
+   * before anything is typed. No key goes down after the deadline; Shift is always released.
+   */
+  typeText(element: UiElement, text: string, options?: CallOptions): Promise<void>;
   close(): Promise<void>;
 }
 

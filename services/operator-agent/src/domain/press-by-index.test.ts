@@ -1,7 +1,7 @@
 import { AppError } from '@screenfleet/contracts';
 import type { Desktop, ElementRef, UiElement } from '../desktop';
 import { toListing } from './listing';
-import { pressByIndex } from './press-by-index';
+import { clickByIndex, pressByIndex, typeByIndex } from './press-by-index';
 import { SnapshotStore } from './snapshots';
 
 function buildElement(overrides: Partial<UiElement> = {}): UiElement {
@@ -35,6 +35,12 @@ function fakeDesktop(now: (e: UiElement) => UiElement | null = (e) => e) {
     },
     pressKey: async (key, modifiers) => {
       calls.push(`press ${[...modifiers, key].join('+')}`);
+    },
+    click: async (e) => {
+      calls.push(`click ${e.name}`);
+    },
+    typeText: async (e, text) => {
+      calls.push(`type ${JSON.stringify(text)} into ${e.name}`);
     },
     close: async () => undefined,
   };
@@ -176,6 +182,8 @@ describe('press by index against its deadline', () => {
       pressKey: async (key) => {
         calls.push(`press ${key}`);
       },
+      click: async () => undefined,
+      typeText: async () => undefined,
       close: async () => undefined,
     };
     const snapshots = new SnapshotStore(30_000);
@@ -269,6 +277,60 @@ describe('listing', () => {
       interactability: 'definite',
       position: { x: 10, y: 60 },
       size: { width: 200, height: 30 },
+    });
+  });
+});
+
+describe('click and type by index', () => {
+  const listed = () => {
+    const snapshots = new SnapshotStore(30_000);
+    snapshots.save('chromium', page, 1000);
+    return snapshots;
+  };
+
+  it('when the element is unchanged, then it is clicked, or the text typed into it', async () => {
+    const { desktop, calls } = fakeDesktop();
+    const snapshots = listed();
+    expect(await clickByIndex(desktop, snapshots, { elementIndex: 3 }, at(2000))).toBe(
+      "clicked element 3 (push button 'Submit')",
+    );
+    expect(
+      await typeByIndex(desktop, snapshots, { elementIndex: 2, text: 'Zoë 😀' }, at(2000)),
+    ).toBe("typed 5 characters into element 2 (entry 'Last name')");
+    expect(calls).toEqual(['click Submit', 'type "Zoë 😀" into Last name']);
+  });
+
+  it('when the element is gone or changed, then 409 and nothing is clicked or typed', async () => {
+    for (const now of [() => null, (e: UiElement) => ({ ...e, name: 'Surname' })]) {
+      const { desktop, calls } = fakeDesktop(now);
+      const snapshots = listed();
+      await expect(
+        clickByIndex(desktop, snapshots, { elementIndex: 2 }, at(2000)),
+      ).rejects.toMatchObject({ code: 'conflict' });
+      await expect(
+        typeByIndex(desktop, snapshots, { elementIndex: 2, text: 'x' }, at(2000)),
+      ).rejects.toMatchObject({ code: 'conflict' });
+      expect(calls).toEqual([]);
+    }
+  });
+
+  it('when the deadline passed before the action, then timeout and nothing is done; a failed action is operation_failed', async () => {
+    const { desktop, calls } = fakeDesktop();
+    const snapshots = listed();
+    await expect(
+      clickByIndex(desktop, snapshots, { elementIndex: 3, deadline: 1999 }, at(2000)),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    await expect(
+      typeByIndex(desktop, snapshots, { elementIndex: 2, text: 'x', deadline: 1999 }, at(2000)),
+    ).rejects.toMatchObject({ code: 'timeout' });
+    expect(calls).toEqual([]);
+
+    desktop.typeText = () => Promise.reject(new Error('the X display closed the connection'));
+    await expect(
+      typeByIndex(desktop, snapshots, { elementIndex: 2, text: 'x' }, at(2000)),
+    ).rejects.toMatchObject({
+      code: 'operation_failed',
+      message: 'typing failed: the X display closed the connection',
     });
   });
 });

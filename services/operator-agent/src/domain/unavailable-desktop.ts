@@ -11,6 +11,8 @@ export function unavailableDesktop(reason: string): Desktop {
     focus: refuse,
     describe: refuse,
     pressKey: refuse,
+    click: refuse,
+    typeText: refuse,
     close: () => Promise.resolve(),
   };
 }

@@ -33,6 +33,8 @@ function setup(desktop?: Desktop, clock?: AgentClock) {
     pressKey: async (key) => {
       pressed.push(key);
     },
+    click: async () => undefined,
+    typeText: async () => undefined,
     close: async () => undefined,
   };
   const handle = createCommandHandler({
@@ -105,6 +107,8 @@ describe('operator command handler', () => {
       pressKey: async (key) => {
         pressed.push(key);
       },
+      click: async () => undefined,
+      typeText: async () => undefined,
       close: async () => undefined,
     };
     const { handle } = setup(slow, { wall: () => time, monotonic: () => time });
@@ -148,6 +152,8 @@ describe('operator command handler', () => {
           now += PRESS_MS;
           landed.push(now);
         },
+        click: async () => undefined,
+        typeText: async () => undefined,
         close: async () => undefined,
       };
       const { handle } = setup(desktop, clock);
@@ -244,6 +250,8 @@ describe('operator command handler', () => {
         describe: () => Promise.reject(error),
         focus: async () => undefined,
         pressKey: async () => undefined,
+        click: async () => undefined,
+        typeText: async () => undefined,
         close: async () => undefined,
       });
       await handle(createEnvelope('operator.command', list));

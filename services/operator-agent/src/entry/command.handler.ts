@@ -6,7 +6,9 @@ import {
   type ListCommand,
   type OperatorCommand,
   type OperatorResult,
+  type ClickCommand,
   type PressCommand,
+  type TypeCommand,
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
 import type { Desktop } from '../desktop';
@@ -19,7 +21,13 @@ import {
 } from '../domain/deadline';
 import { CommandRefusedError, type CommandGuard } from '../domain/command-guard';
 import { toListing } from '../domain/listing';
-import { pressByIndex, type PressByIndex } from '../domain/press-by-index';
+import {
+  clickByIndex,
+  pressByIndex,
+  typeByIndex,
+  type ByIndex,
+  type PressByIndex,
+} from '../domain/press-by-index';
 import type { SnapshotStore } from '../domain/snapshots';
 import type { AgentMetrics } from '../metrics';
 
@@ -80,26 +88,48 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
     };
   };
 
-  const press = async (command: PressCommand, deadline: number): Promise<OperatorResult> => {
-    const request: PressByIndex = {
+  /** The listed element a command is for. */
+  const target = (command: PressCommand | ClickCommand | TypeCommand, deadline: number) => {
+    const byIndex: ByIndex = {
       elementIndex: command.element_index,
-      // Canonical names: the command schema admits nothing else (libs/contracts keys.ts).
-      key: command.key,
-      modifiers: command.modifiers,
       deadline,
       requestedBy: command.requested_by,
     };
-    if (command.cache_id !== undefined) request.cacheId = command.cache_id;
+    if (command.cache_id !== undefined) byIndex.cacheId = command.cache_id;
+    return byIndex;
+  };
+
+  const press = async (command: PressCommand, deadline: number): Promise<OperatorResult> => {
+    const request: PressByIndex = {
+      ...target(command, deadline),
+      // Canonical names: the command schema admits nothing else (libs/contracts keys.ts).
+      key: command.key,
+      modifiers: command.modifiers,
+    };
     const message = await pressByIndex(deps.desktop, deps.snapshots, request, clock);
     return { success: true, message };
   };
 
-  const run = (command: OperatorCommand, deadline: number): Promise<OperatorResult> => {
+  const run = async (command: OperatorCommand, deadline: number): Promise<OperatorResult> => {
     switch (command.action) {
       case 'list':
         return list(command);
       case 'press':
         return press(command, deadline);
+      case 'click': {
+        const request = target(command, deadline);
+        return {
+          success: true,
+          message: await clickByIndex(deps.desktop, deps.snapshots, request, clock),
+        };
+      }
+      case 'type': {
+        const request = { ...target(command, deadline), text: command.text };
+        return {
+          success: true,
+          message: await typeByIndex(deps.desktop, deps.snapshots, request, clock),
+        };
+      }
     }
   };
 
@@ -133,7 +163,7 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
     const outcome = result.success ? 'success' : (result.code ?? 'operation_failed');
     deps.metrics.commands.inc({ action, result: outcome });
     deps.metrics.commandDuration.observe({ action }, (now() - started) / 1000);
-    const payload = envelope.payload as Partial<PressCommand>;
+    const payload = envelope.payload as Partial<PressCommand> & Partial<Pick<TypeCommand, 'text'>>;
     logger.info(
       {
         audit: 'operator',
@@ -145,6 +175,8 @@ export function createCommandHandler(deps: CommandHandlerDeps) {
         cacheId: payload.cache_id,
         key: payload.key,
         modifiers: payload.modifiers,
+        // How much was typed, never what: it may be a password.
+        textLength: typeof payload.text === 'string' ? Array.from(payload.text).length : undefined,
         result: outcome,
         durationMs: now() - started,
       },

@@ -46,8 +46,19 @@ export interface DesktopHarness {
     timeoutMs?: number,
   ): Promise<KeydownReport>;
   keydowns(): readonly KeydownReport[];
+  /** Ids of the elements the page saw clicked, in order. */
+  clicks(): readonly string[];
+  /** An input's value as the page's own input event last reported it. */
+  valueOf(id: string): string | undefined;
+  coverElement(id: string): Promise<void>;
+  uncoverElement(id: string): Promise<void>;
+  limitLength(id: string, length: number): Promise<void>;
   clearKeydowns(): void;
   removeElement(id: string): Promise<void>;
+  restoreElement(id: string): Promise<void>;
+  replaceElement(id: string): Promise<void>;
+  /** Keeps the page's thread busy for `ms` from the acknowledgement on. */
+  busy(ms: number): Promise<void>;
   renameElement(id: string, label: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -264,8 +275,16 @@ export async function startDesktopHarness(
       waitForKeydown: (predicate, timeoutMs = 5000) =>
         readyPage.waitForKeydown(predicate, timeoutMs),
       keydowns: () => readyPage.keydowns(),
+      clicks: () => readyPage.clicks(),
+      valueOf: (id) => readyPage.valueOf(id),
+      coverElement: (id) => readyPage.coverElement(id),
+      uncoverElement: (id) => readyPage.uncoverElement(id),
+      limitLength: (id, length) => readyPage.limitLength(id, length),
       clearKeydowns: () => readyPage.clearKeydowns(),
       removeElement: (id) => readyPage.removeElement(id),
+      restoreElement: (id) => readyPage.restoreElement(id),
+      replaceElement: (id) => readyPage.replaceElement(id),
+      busy: (ms) => readyPage.busy(ms),
       renameElement: (id, label) => readyPage.renameElement(id, label),
       stop,
     };

@@ -94,6 +94,9 @@ function catalogueSection(n: number): PageContent {
 // Server-Sent Events, so removeElement and renameElement are immediate.
 const SCRIPT = `<script>
 let seq = 0;
+// Value reports have their own numbers: keydown reports are counted without gaps (tests wait
+// for every report numbered before a marker key).
+let valueSeq = 0;
 function post(path, body) {
   return fetch(path, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
@@ -106,27 +109,59 @@ window.addEventListener('keydown', (e) => {
 }, true);
 document.addEventListener('click', (e) => {
   if (e.target instanceof Element && e.target.closest('a')) e.preventDefault();
-});
+  const target = e.target instanceof Element ? e.target.closest('[id]') : null;
+  post('/click', { id: target ? target.id : '' });
+}, true);
+document.addEventListener('input', (e) => {
+  // Numbered: each report travels on its own, a later one may arrive first.
+  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value, seq: ++valueSeq });
+}, true);
 const commands = new EventSource('/commands');
+// Removed elements (with their labels) by id, where they were: restore puts them back.
+const removed = new Map();
 commands.onmessage = (message) => {
   const command = JSON.parse(message.data);
-  if (command.remove) {
-    const element = document.getElementById(command.remove);
-    if (element) {
-      const label = document.querySelector('label[for="' + command.remove + '"]');
-      if (label) label.remove();
-      element.remove();
-    }
-    post('/ack', { removed: command.remove, existed: Boolean(element) });
+  const element = document.getElementById(command.id);
+  const label = document.querySelector('label[for="' + command.id + '"]');
+  if (command.verb === 'remove' && element) {
+    removed.set(command.id, { element, label, parent: element.parentNode, next: element.nextSibling });
+    if (label) label.remove();
+    element.remove();
   }
-  if (command.rename) {
+  if (command.verb === 'restore' && removed.has(command.id)) {
+    const was = removed.get(command.id);
+    removed.delete(command.id);
+    if (was.label) was.parent.insertBefore(was.label, was.next);
+    was.parent.insertBefore(was.element, was.next);
+  }
+  // A new element in its place: the same id, label and look, another node.
+  if (command.verb === 'replace' && element) element.replaceWith(element.cloneNode(true));
+  // A banner over the element, as a cookie notice or a dialog covers a page.
+  if (command.verb === 'cover' && element) {
+    const box = element.getBoundingClientRect();
+    const cover = document.createElement('div');
+    cover.id = 'cover-' + command.id;
+    cover.setAttribute('role', 'alert');
+    cover.textContent = 'We use cookies';
+    cover.style.cssText = 'position:fixed;background:#fed;left:' + (box.left - 4) + 'px;top:' +
+      (box.top - 4) + 'px;width:' + (box.width + 8) + 'px;height:' + (box.height + 8) + 'px';
+    document.body.appendChild(cover);
+  }
+  if (command.verb === 'maxlength' && element) element.maxLength = Number(command.value);
+  if (command.verb === 'uncover') document.getElementById('cover-' + command.id)?.remove();
+  if (command.verb === 'busy') {
+    // Holds the page's thread, as a heavy page does: input and focus wait behind it.
+    post('/ack', { done: command.verb + ' ' + command.id });
+    const until = performance.now() + Number(command.ms);
+    while (performance.now() < until) {}
+    return;
+  }
+  if (command.verb === 'rename') {
     // An input's name is its label's text; anything else is named by its own text.
-    const element = document.getElementById(command.rename);
-    const label = document.querySelector('label[for="' + command.rename + '"]');
     if (label) label.textContent = command.label;
     else if (element) element.textContent = command.label;
-    post('/ack', { renamed: command.rename, existed: Boolean(element) });
   }
+  post('/ack', { done: command.verb + ' ' + command.id });
 };
 commands.onopen = () => post('/ready', {});
 </script>`;

@@ -40,10 +40,25 @@ export interface TestPageServer {
   ): Promise<KeydownReport>;
   /** Every keydown received so far, consumed or not, in arrival order. */
   keydowns(): readonly KeydownReport[];
+  /** The ids of the elements clicked (innermost with an id; '' for none), in order. */
+  clicks(): readonly string[];
+  /** An input's value as the page's own input event last reported it. */
+  valueOf(id: string): string | undefined;
+  /** Puts a banner over the element (fixed, on top); uncoverElement removes it. */
+  coverElement(id: string, timeoutMs?: number): Promise<void>;
+  uncoverElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Gives an input a maxlength: the page then keeps only that much of what is typed. */
+  limitLength(id: string, length: number, timeoutMs?: number): Promise<void>;
   /** Consumes every report received so far. */
   clearKeydowns(): void;
   /** Removes the element (and its label) from the page; resolves when the page confirms. */
   removeElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Puts a removed element (and its label) back where it was. */
+  restoreElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Replaces the element with a copy of itself: the same id, label and place, a new node. */
+  replaceElement(id: string, timeoutMs?: number): Promise<void>;
+  /** Keeps the page's thread busy for `ms` from the acknowledgement on. */
+  busy(ms: number, timeoutMs?: number): Promise<void>;
   /** Gives the element a new accessible name (an input's label text); resolves when done. */
   renameElement(id: string, label: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -75,6 +90,8 @@ function withTimeout<T>(what: string, promise: Promise<T>, timeoutMs: number): P
 export async function startTestPage(options: PageOptions = {}): Promise<TestPageServer> {
   const page = renderTestPage(options);
   const reports: KeydownReport[] = [];
+  const clicks: string[] = [];
+  const values = new Map<string, { value: string; seq: number }>();
   const consumed = new Set<KeydownReport>();
   let keydownWaiters: Waiter<KeydownReport>[] = [];
   let ackWaiters: Waiter<string>[] = [];
@@ -110,11 +127,21 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       reports.push(report);
       return;
     }
-    if (req.method === 'POST' && req.url === '/ack') {
-      const ack = (await readJson(req)) as { removed?: string; renamed?: string };
+    if (req.method === 'POST' && req.url === '/click') {
+      const { id } = (await readJson(req)) as { id: string };
       res.writeHead(204).end();
-      const done =
-        ack.removed !== undefined ? `remove ${ack.removed}` : `rename ${String(ack.renamed)}`;
+      clicks.push(id);
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/value') {
+      const report = (await readJson(req)) as { id: string; value: string; seq: number };
+      res.writeHead(204).end();
+      if ((values.get(report.id)?.seq ?? -1) < report.seq) values.set(report.id, report);
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/ack') {
+      const { done } = (await readJson(req)) as { done: string };
+      res.writeHead(204).end();
       const matching = ackWaiters.filter((w) => w.test(done));
       ackWaiters = ackWaiters.filter((w) => !matching.includes(w));
       matching.forEach((w) => w.resolve(done));
@@ -186,11 +213,35 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       );
     },
     keydowns: () => reports,
+    clicks: () => clicks,
+    valueOf: (id) => values.get(id)?.value,
+    coverElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'cover', id }, `cover ${id}`, `the page to cover #${id}`, timeoutMs),
+    limitLength: (id, length, timeoutMs = 5000) =>
+      command(
+        { verb: 'maxlength', id, value: length },
+        `maxlength ${id}`,
+        `the page to limit #${id}`,
+        timeoutMs,
+      ),
+    uncoverElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'uncover', id }, `uncover ${id}`, `the page to uncover #${id}`, timeoutMs),
     clearKeydowns: () => reports.forEach((r) => consumed.add(r)),
     removeElement: (id, timeoutMs = 5000) =>
-      command({ remove: id }, `remove ${id}`, `the page to remove #${id}`, timeoutMs),
+      command({ verb: 'remove', id }, `remove ${id}`, `the page to remove #${id}`, timeoutMs),
+    restoreElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'restore', id }, `restore ${id}`, `the page to restore #${id}`, timeoutMs),
+    replaceElement: (id, timeoutMs = 5000) =>
+      command({ verb: 'replace', id }, `replace ${id}`, `the page to replace #${id}`, timeoutMs),
+    busy: (ms, timeoutMs = 5000) =>
+      command({ verb: 'busy', id: 'page', ms }, 'busy page', 'the page to get busy', timeoutMs),
     renameElement: (id, label, timeoutMs = 5000) =>
-      command({ rename: id, label }, `rename ${id}`, `the page to rename #${id}`, timeoutMs),
+      command(
+        { verb: 'rename', id, label },
+        `rename ${id}`,
+        `the page to rename #${id}`,
+        timeoutMs,
+      ),
     close: () =>
       new Promise<void>((resolve) => {
         streams.forEach((stream) => stream.end());

@@ -13,9 +13,9 @@ import {
   DBUS_DRIVER,
   GONE_ERRORS,
   IFACE,
+  NULL_PATH,
   REGISTRY,
   ROOT_PATH,
-  WATCHED_EVENTS,
 } from './atspi.constants';
 import {
   DBusCallError,
@@ -27,7 +27,6 @@ import {
   type DBusConnection,
   type IncomingMessage,
 } from './dbus.connection';
-import { isListingChange } from './tree-cache';
 
 /** An accessible object: the unique bus name of its application and its object path. */
 export interface ObjectRef {
@@ -56,6 +55,9 @@ export interface Extents {
   height: number;
 }
 
+/** Registered first and always: without it Chromium does not answer Cache.GetItems. */
+const CHILDREN_CHANGED = 'object:children-changed';
+
 /** True for the DBus errors that mean the object or its application no longer exists. */
 export function isGoneError(error: unknown): boolean {
   return error instanceof DBusCallError && GONE_ERRORS.has(error.type);
@@ -81,10 +83,8 @@ export class AtspiClient {
   /** Apps without a peer-to-peer socket (or whose socket failed): reached over the bus. */
   private readonly noPeer = new Set<string>();
   private broken: Error | undefined;
-  /** Per application (unique bus name): how many events that may change a listing it sent. */
-  private readonly changes = new Map<string, number>();
-  /** Whether those events reach this client; without them a listing reads the whole tree. */
-  tracksChanges = false;
+  /** Whether the events asked for at connect reach this client. */
+  tracksEvents = false;
 
   private constructor(
     private readonly bus: DBusConnection,
@@ -105,12 +105,13 @@ export class AtspiClient {
   /**
    * Connects to the accessibility bus announced on the given session bus and registers for
    * children-changed (Chromium only answers Cache.GetItems once some client has registered)
-   * and, with `watchChanges`, for every event that may change a listing (changeCount).
+   * and for `events` ('object:state-changed' ...), which onSignal() listeners then get with
+   * the cache's AddAccessible and RemoveAccessible (tracksEvents says whether that worked).
    */
   static async connect(
     sessionBusAddress: string,
     timeoutMs: number,
-    options: { watchChanges?: boolean } = {},
+    options: { events?: readonly string[] } = {},
   ): Promise<AtspiClient> {
     const address = await getA11yBusAddress(sessionBusAddress, timeoutMs);
     const bus = await openDBusConnection(address, { hello: true, timeoutMs });
@@ -119,15 +120,22 @@ export class AtspiClient {
     bus.onClose((reason) => {
       client.broken = reason;
     });
-    bus.onSignal((signal) => client.count(signal));
     try {
-      await client.registerEvent(WATCHED_EVENTS[0] as string);
-      if (options.watchChanges) client.tracksChanges = await client.watchChanges();
+      await client.registerEvent(CHILDREN_CHANGED);
+      if (options.events) client.tracksEvents = await client.watch(options.events);
     } catch (error) {
       client.close();
       throw error;
     }
     return client;
+  }
+
+  /**
+   * Signals of the accessibility bus (applications' events), in the order they came: a reply
+   * asked over the bus after an application sent an event resolves after its listeners ran.
+   */
+  onSignal(listener: (signal: IncomingMessage) => void): void {
+    this.bus.onSignal(listener);
   }
 
   private async registerEvent(event: string): Promise<void> {
@@ -138,11 +146,13 @@ export class AtspiClient {
     ]);
   }
 
-  /** Registers the watched events and has the bus route them here; false when it could not. */
-  private async watchChanges(): Promise<boolean> {
+  /** Registers the events and has the bus route them here; false when it could not. */
+  private async watch(events: readonly string[]): Promise<boolean> {
     try {
       await Promise.all([
-        ...WATCHED_EVENTS.slice(1).map((event) => this.registerEvent(event)),
+        ...events
+          .filter((event) => event !== CHILDREN_CHANGED)
+          .map((event) => this.registerEvent(event)),
         ...[IFACE.eventObject, IFACE.cache].map((iface) =>
           this.onBus({
             ...DBUS_DRIVER,
@@ -156,22 +166,6 @@ export class AtspiClient {
     } catch {
       return false;
     }
-  }
-
-  private count(signal: IncomingMessage): void {
-    const { sender, interface: iface, member } = signal;
-    if (sender === undefined || iface === undefined || member === undefined) return;
-    if (isListingChange(iface, member, signal.body[0])) {
-      this.changes.set(sender, (this.changes.get(sender) ?? 0) + 1);
-    }
-  }
-
-  /**
-   * How many events that may change a listing the application sent so far. Current once
-   * appName() of that application has returned.
-   */
-  changeCount(app: string): number {
-    return this.changes.get(app) ?? 0;
   }
 
   close(): void {
@@ -340,7 +334,8 @@ export class AtspiClient {
 
   /**
    * The application's name, asked over the bus, not the application's own socket: the answer
-   * comes after every event the application sent before it, so changeCount() is current.
+   * comes after every event the application sent before it, so onSignal() listeners have seen
+   * them all by then.
    */
   async appName(app: ObjectRef): Promise<string> {
     try {
@@ -463,6 +458,52 @@ export class AtspiClient {
   async attributes(ref: ObjectRef): Promise<Record<string, string>> {
     const [attributes] = await this.call(ref.bus, ref.path, IFACE.accessible, 'GetAttributes');
     return (attributes as Record<string, string> | undefined) ?? {};
+  }
+
+  /** The object's parent (the application root's parent is the registry's desktop). */
+  async parent(ref: ObjectRef): Promise<ObjectRef> {
+    const [variant] = await this.call(ref.bus, ref.path, IFACE.properties, 'Get', 'ss', [
+      IFACE.accessible,
+      'Parent',
+    ]);
+    return asRef((variant as { value: unknown }).value);
+  }
+
+  /** The deepest object of the component's subtree at a screen point, if any. */
+  async accessibleAtPoint(ref: ObjectRef, x: number, y: number): Promise<ObjectRef | undefined> {
+    const [hit] = await this.call(
+      ref.bus,
+      ref.path,
+      IFACE.component,
+      'GetAccessibleAtPoint',
+      'iiu',
+      [x, y, COORD_TYPE_SCREEN],
+    );
+    const found = asRef(hit);
+    return found.path === NULL_PATH || found.bus === '' ? undefined : found;
+  }
+
+  /** A text object's whole text, its caret and its first selection ([start, end) characters). */
+  async textState(
+    ref: ObjectRef,
+  ): Promise<{ text: string; caret: number; selection?: [number, number] }> {
+    const [[text], [caret], [count]] = await Promise.all([
+      this.call(ref.bus, ref.path, IFACE.text, 'GetText', 'ii', [0, -1]),
+      this.call(ref.bus, ref.path, IFACE.properties, 'Get', 'ss', [IFACE.text, 'CaretOffset']),
+      this.call(ref.bus, ref.path, IFACE.text, 'GetNSelections'),
+    ]);
+    const state = { text: String(text), caret: Number((caret as { value: unknown }).value) };
+    if (Number(count) < 1) return state;
+    const [start, end] = await this.call(ref.bus, ref.path, IFACE.text, 'GetSelection', 'i', [0]);
+    return Number(end) > Number(start)
+      ? { ...state, selection: [Number(start), Number(end)] }
+      : state;
+  }
+
+  /** A text object's whole text. */
+  async text(ref: ObjectRef): Promise<string> {
+    const [text] = await this.call(ref.bus, ref.path, IFACE.text, 'GetText', 'ii', [0, -1]);
+    return String(text);
   }
 
   async grabFocus(ref: ObjectRef): Promise<boolean> {

@@ -3,6 +3,8 @@
 export const A11Y_BUS = { name: 'org.a11y.Bus', path: '/org/a11y/bus', iface: 'org.a11y.Bus' };
 /** The root object's path, on the registry and on every application alike. */
 export const ROOT_PATH = '/org/a11y/atspi/accessible/root';
+/** The object path AT-SPI answers for "no object". */
+export const NULL_PATH = '/org/a11y/atspi/null';
 export const REGISTRY = {
   name: 'org.a11y.atspi.Registry',
   path: '/org/a11y/atspi/registry',
@@ -16,18 +18,6 @@ export const DBUS_DRIVER = {
   interface: 'org.freedesktop.DBus',
 };
 
-/**
- * The events a listing watches (tree-cache.ts): an application sends only those some client
- * registered for. children-changed also makes Chromium answer Cache.GetItems at all.
- */
-export const WATCHED_EVENTS = [
-  'object:children-changed',
-  'object:state-changed',
-  'object:property-change',
-  'object:bounds-changed',
-  'object:visible-data-changed',
-];
-
 export const IFACE = {
   accessible: 'org.a11y.atspi.Accessible',
   application: 'org.a11y.atspi.Application',
@@ -35,23 +25,77 @@ export const IFACE = {
   component: 'org.a11y.atspi.Component',
   eventObject: 'org.a11y.atspi.Event.Object',
   registry: 'org.a11y.atspi.Registry',
+  text: 'org.a11y.atspi.Text',
   properties: 'org.freedesktop.DBus.Properties',
 } as const;
 
-/** AtspiStateType bit numbers; all fall in the first of the two state words. */
+/** AtspiStateType bit numbers the adapter tests; all fall in the first of the two state words. */
 export const STATE = {
+  defunct: 6,
+  editable: 7,
   focusable: 11,
   focused: 12,
   showing: 25,
+  singleLine: 26,
   visible: 30,
   managesDescendants: 31,
 } as const;
+
+/** Every AtspiStateType by the name StateChanged events give it, as its bit number. */
+export const STATE_NAMES: Readonly<Record<string, number>> = Object.fromEntries(
+  [
+    'invalid',
+    'active',
+    'armed',
+    'busy',
+    'checked',
+    'collapsed',
+    'defunct',
+    'editable',
+    'enabled',
+    'expandable',
+    'expanded',
+    'focusable',
+    'focused',
+    'has-tooltip',
+    'horizontal',
+    'iconified',
+    'modal',
+    'multi-line',
+    'multiselectable',
+    'opaque',
+    'pressed',
+    'resizable',
+    'selectable',
+    'selected',
+    'sensitive',
+    'showing',
+    'single-line',
+    'stale',
+    'transient',
+    'vertical',
+    'visible',
+    'manages-descendants',
+    'indeterminate',
+    'required',
+    'truncated',
+    'animated',
+    'invalid-entry',
+    'supports-autocompletion',
+    'selectable-text',
+    'is-default',
+    'visited',
+    'checkable',
+    'has-popup',
+    'read-only',
+  ].map((name, bit) => [name, bit]),
+);
 
 /** AtspiCoordType: screen coordinates. */
 export const COORD_TYPE_SCREEN = 0;
 
 /** AtspiRole numbers the adapter needs by number (everything else goes by role name). */
-export const ROLE = { invalid: 0, application: 75 } as const;
+export const ROLE = { invalid: 0, application: 75, documentWeb: 95 } as const;
 
 /** DBusError types meaning "this object or its application is gone". */
 export const GONE_ERRORS = new Set([

@@ -1,52 +1,113 @@
 /**
- * How an element gets keyboard focus on Linux, apart from AT-SPI and X so that the decision
- * (when a click is allowed) can be tested without a desktop.
+ * How an element gets keyboard focus on Linux, apart from AT-SPI and X so that the decisions can
+ * be tested without a desktop. A key may only go down once the element has focus in the
+ * application itself, and only an event that came after our request says so:
+ *
+ * - GrabFocus answers before the page has moved its focus, and a state read after it can be
+ *   stale: Chromium answers AT-SPI from its browser process's copy of the page's tree, which lags
+ *   the page (after a Tab, the element left still said focused; a key sent then landed on the
+ *   next input).
+ * - So focus waits for the element's own "focused" event after GrabFocus. An element that
+ *   reports focused already (truly, or as a stale report) would send none: in web content the
+ *   focus first goes to the page's document, whose event comes after every earlier change of the
+ *   page; then to the element, whose event then is ours. (Chromium itself clears and sets the
+ *   focus again when asked to focus the focused element, so the page sees what it saw before.)
+ *   Outside web content the application answers from its live state, which is believed.
+ * - The element removed meanwhile (its removal event, or gone when asked) is ElementGoneError;
+ *   an element that does not take focus is a ConflictError, except that a text field may be
+ *   clicked at its centre when nothing else covers that point there (a click merely puts the
+ *   caret in); a button would be activated by a click, so it never is.
  */
 import { AppError, ConflictError } from '@screenfleet/contracts';
 import { ElementGoneError, timeLeft, type Bounds, type UiElement } from '../desktop';
+import type { FocusOutcome } from './focus-events';
 import { clickOnlyFocuses } from './interactability';
 
 export interface FocusSteps {
-  /** GrabFocus, then wait up to `waitMs` for the focused state; false when it did not take. */
-  grabFocus(waitMs: number): Promise<boolean>;
-  /** The element's bounds now. */
+  /** Starts recording the application's focus and removal events (before any request). */
+  record(): {
+    next(which: 'element' | 'document', timeoutMs: number): Promise<FocusOutcome>;
+    stop(): void;
+  };
+  /** Whether the element reports focused now (possibly stale). Throws gone errors. */
+  reportsFocused(): Promise<boolean>;
+  /** Whether the element is in web content (it has a document to move the focus to first). */
+  inDocument(): Promise<boolean>;
+  /** GrabFocus on the element or its document; false when the toolkit refused. */
+  grabFocus(which: 'element' | 'document'): Promise<boolean>;
+  /** The element's bounds now (gone errors thrown). */
   extents(): Promise<Bounds>;
+  /** Whether the element (or a part of it) is what the application has at that screen point. */
+  isTopmostAt(x: number, y: number): Promise<boolean>;
   click(x: number, y: number): Promise<void>;
   /** True for errors meaning the element or its app is gone. */
   isGone(error: unknown): boolean;
 }
 
-/**
- * GrabFocus and wait for the focused state (GrabFocus answers before the page has moved its
- * focus: a key sent right away could land on the previously focused element). When that fails
- * (some toolkits do not implement GrabFocus), click the element's centre, but only where a click
- * merely focuses it; a button would be activated before any key, so it is a 409 instead. Nothing
- * is clicked once the deadline has passed.
- */
+export interface FocusOptions {
+  /** How long one wait for a focus event may take. */
+  focusTimeoutMs: number;
+  deadline?: number | undefined;
+}
+
 export async function focusElement(
   element: UiElement,
   steps: FocusSteps,
-  options: { focusTimeoutMs: number; deadline?: number | undefined },
+  options: FocusOptions,
 ): Promise<void> {
+  const wait = () => Math.min(options.focusTimeoutMs, timeLeft(options.deadline));
+  const gone = (error: unknown): never => {
+    throw steps.isGone(error) ? new ElementGoneError(element) : error;
+  };
+  /** GrabFocus; an error but "gone" means this toolkit has none: as if it did not take. */
+  const grab = (which: 'element' | 'document') =>
+    steps.grabFocus(which).catch((error: unknown) => (steps.isGone(error) ? gone(error) : false));
+  const events = steps.record();
   try {
-    if (await steps.grabFocus(Math.min(options.focusTimeoutMs, timeLeft(options.deadline)))) {
-      return;
-    }
-  } catch (error) {
-    if (steps.isGone(error)) throw new ElementGoneError(element);
-    // No GrabFocus, or it failed: a click may still focus (below).
-  }
-  if (!clickOnlyFocuses(element.role)) {
-    throw new ConflictError(
-      `cannot focus the element '${element.name}' (${element.role}): it did not take keyboard focus, and clicking it would activate it; nothing was pressed`,
+    const [focusedNow, web] = await Promise.all([steps.reportsFocused(), steps.inDocument()]).catch(
+      gone,
     );
+    if (focusedNow && !web) return;
+    // One request at a time: made together, the page may handle both before it tells its
+    // browser process, which then sees no change and sends no event (seen under load).
+    if (focusedNow && (await grab('document'))) {
+      const outcome = await events.next('document', wait());
+      if (outcome === 'gone') throw new ElementGoneError(element);
+      // 'timeout': the document would not take focus; the element's own event may still come.
+    }
+    if (await grab('element')) {
+      const outcome = await events.next('element', wait());
+      if (outcome === 'focused') return;
+      if (outcome === 'gone') throw new ElementGoneError(element);
+    }
+    await clickToFocus(element, steps, options, () => events.next('element', wait()));
+  } finally {
+    events.stop();
   }
-  let bounds = element.bounds;
-  try {
-    bounds = await steps.extents();
-  } catch (error) {
-    if (steps.isGone(error)) throw new ElementGoneError(element);
-    // The listed bounds were checked by describe() just before.
+}
+
+/** The fallback: a click at the centre of a text field nothing covers, then its focus event. */
+async function clickToFocus(
+  element: UiElement,
+  steps: FocusSteps,
+  options: FocusOptions,
+  focused: () => Promise<FocusOutcome>,
+): Promise<void> {
+  const refuse = (why: string) =>
+    new ConflictError(
+      `cannot focus the element '${element.name}' (${element.role}): ${why}; nothing was pressed`,
+    );
+  if (!clickOnlyFocuses(element.role)) {
+    throw refuse('it did not take keyboard focus, and clicking it would activate it');
+  }
+  // Gone meanwhile (Chromium accepts GrabFocus on an element the page has just removed).
+  const bounds = await steps.extents().catch((error: unknown) => {
+    throw steps.isGone(error) ? new ElementGoneError(element) : error;
+  });
+  const x = Math.round(bounds.x + bounds.width / 2);
+  const y = Math.round(bounds.y + bounds.height / 2);
+  if (!(await steps.isTopmostAt(x, y))) {
+    throw refuse('it did not take keyboard focus, and something else is at its centre');
   }
   if (timeLeft(options.deadline) <= 0) {
     throw new AppError(
@@ -54,8 +115,8 @@ export async function focusElement(
       `the element '${element.name}' did not take focus before the deadline: not clicked`,
     );
   }
-  await steps.click(
-    Math.round(bounds.x + bounds.width / 2),
-    Math.round(bounds.y + bounds.height / 2),
-  );
+  await steps.click(x, y);
+  const outcome = await focused();
+  if (outcome === 'gone') throw new ElementGoneError(element);
+  if (outcome === 'timeout') throw refuse('it did not report focus after a click either');
 }

@@ -2,8 +2,11 @@
  * The Desktop port on Linux: AT-SPI over D-Bus to read the UI and focus elements, nut-js
  * (XTest) for keys and, on text fields only, the fallback click.
  */
+import { AppError, ConflictError } from '@screenfleet/contracts';
 import {
   DesktopUnavailableError,
+  ElementGoneError,
+  monotonicNow,
   timeLeft,
   type Desktop,
   type ElementFilter,
@@ -13,16 +16,21 @@ import {
   type ModifierName,
   type UiElement,
 } from '../desktop';
+import { TREE_EVENTS } from './app-tree';
 import { AtspiClient, isGoneError, type Extents, type ObjectRef } from './atspi.client';
-import { ROLE, STATE } from './atspi.constants';
+import { IFACE, NULL_PATH, ROLE, ROOT_PATH, STATE } from './atspi.constants';
 import { AtspiTreeReader } from './atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
+import type { IncomingMessage } from './dbus.connection';
 import { hasState, orderCandidates, refKey, type Candidate } from './element-tree';
-import { TreeCache } from './tree-cache';
-import { focusElement } from './focus';
+import { focusElement, type FocusSteps } from './focus';
+import { recordFocusEvents } from './focus-events';
 import { interactabilityOf } from './interactability';
 import { toNutKeys } from './keys';
 import { nutInput, pressWithModifiers } from './nut.input';
+import { TreeCache } from './tree-cache';
+import { openX11Connection, type X11Connection } from './x11.connection';
+import { x11Typer } from './x11.keyboard';
 
 export interface LinuxDesktopOptions {
   /** DISPLAY and DBUS_SESSION_BUS_ADDRESS of the desktop (plus XAUTHORITY when needed). */
@@ -30,12 +38,24 @@ export interface LinuxDesktopOptions {
   /** Per D-Bus call; a hung application must not hang the agent. Default 5000. */
   callTimeoutMs?: number;
   /**
-   * How long focus() waits for the element to report focused before it falls back to a click
-   * (text fields only). Default 1000.
+   * How long focus() waits for the element's focus event before it falls back to a click (text
+   * fields only). Default 1000.
    */
   focusTimeoutMs?: number;
+  /**
+   * How long typeText() waits for the element to show what was typed, beyond a millisecond per
+   * character. Default 2000.
+   */
+  typeSettleMs?: number;
   /** For the pre-flight check. Default 3000. */
   checkTimeoutMs?: number;
+  /**
+   * How long after an application read a key or click of ours (answered our ping) the next
+   * focus request waits at least, so that the input is inside the page before the focus moves;
+   * longer when the ping itself took longer (a starved browser). Only commands that follow at
+   * once pay it (README, "Keys and the next focus"). Default 25.
+   */
+  inputSettleMs?: number;
 }
 
 export function encodeRef(ref: ObjectRef): ElementRef {
@@ -48,6 +68,9 @@ export function decodeRef(ref: ElementRef): ObjectRef {
   if (slash <= 0) throw new Error(`Not a Linux element reference: '${ref}'`);
   return { bus: ref.slice(0, slash), path: ref.slice(slash) };
 }
+
+/** Hit tests asked at most to get a settled answer (isTopmostAt). */
+const HIT_TEST_TRIES = 6;
 
 /** Bounds read in one listing, by candidate key: Extents, or the error of an element gone. */
 type BoundsByKey = Map<string, Extents | Error>;
@@ -72,19 +95,6 @@ function unlessGone(error: unknown): null {
   throw error;
 }
 
-async function waitFocused(
-  atspi: AtspiClient,
-  ref: ObjectRef,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (hasState(await atspi.states(ref), STATE.focused)) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
 /**
  * Checks the desktop first (DesktopUnavailableError with the reason when it cannot be driven),
  * then connects to the accessibility bus and starts the input child (nut-js).
@@ -93,16 +103,32 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   const { env } = options;
   const callTimeoutMs = options.callTimeoutMs ?? 5000;
   const focusTimeoutMs = options.focusTimeoutMs ?? 1000;
+  const typeSettleMs = options.typeSettleMs ?? 2000;
+  const pingTimeoutMs = 1000;
+  const inputSettleMs = options.inputSettleMs ?? 25;
+  /** The longest settle a slow ping makes (a hung application is the next command's to find). */
+  const maxSettleMs = 100;
   const check = await checkDesktop(env, { timeoutMs: options.checkTimeoutMs ?? 3000 });
   if (!check.ok) throw new DesktopUnavailableError(check.reason);
   let client: AtspiClient;
   try {
     client = await AtspiClient.connect(env.DBUS_SESSION_BUS_ADDRESS ?? '', callTimeoutMs, {
-      watchChanges: true,
+      events: TREE_EVENTS,
     });
   } catch (error) {
     throw new DesktopUnavailableError('Cannot connect to the accessibility bus', { cause: error });
   }
+  const trees = new TreeCache();
+  /** Who else hears the bus's signals (a focus() under way). */
+  const listeners = new Set<(signal: IncomingMessage) => void>();
+  client.onSignal((signal) => {
+    trees.onSignal(signal);
+    for (const listener of listeners) listener(signal);
+  });
+  const subscribe = (listener: (signal: IncomingMessage) => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
   const input = nutInput({ ...env });
   // Started now, not on the first press: loading nut-js takes up to seconds, which a press's
   // deadline does not have. Its start releases every modifier a previous agent may have left.
@@ -114,8 +140,17 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     throw error;
   }
   const reader = new AtspiTreeReader(client);
-  const trees = new TreeCache();
   let closed = false;
+  /** This desktop's own X connection for typing text, opened on first use. */
+  let x11: Promise<X11Connection> | undefined;
+  const x11Connection = async (): Promise<X11Connection> => {
+    const open = x11 && (await x11.catch(() => undefined));
+    if (open && !open.closed) return open;
+    x11 = openX11Connection(env, 3000);
+    return x11.catch((error: unknown) => {
+      throw new DesktopUnavailableError('Cannot open the X display for typing', { cause: error });
+    });
+  };
   const open = (): AtspiClient => {
     if (closed) throw new DesktopUnavailableError('The desktop connection is closed');
     return client;
@@ -178,8 +213,8 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
   };
 
   /**
-   * One application's elements. Its tree comes from the cache while the application sent no
-   * event that may change it (tree-cache.ts); the bounds are read every time, and one that moved
+   * One application's elements. Its tree comes from the cache, kept current from the
+   * application's events (tree-cache.ts); the bounds are read every time, and one that moved
    * since the previous listing (a scroll sends no event) has the tree read again. When the tree
    * is read, the bounds already read in this listing serve the elements still in it: after a
    * change most of a UI is where it was, and each GetExtents costs the application as much as
@@ -195,24 +230,22 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const appName = await atspi.appName(app);
       if (!matches(filter.appName, appName, true)) return [];
       const inWindow = (c: Candidate) => matches(filter.windowName, c.window, false);
-      const readTree = async () => {
-        const changes = atspi.changeCount(app.bus);
-        const candidates = orderCandidates(app, await reader.nodes(app));
-        trees.save(app.bus, changes, candidates);
-        return candidates.filter(inWindow);
-      };
+      const readTree = async () =>
+        (atspi.tracksEvents
+          ? await trees.read(app, () => reader.nodes(app))
+          : orderCandidates(app, await reader.nodes(app))
+        ).filter(inWindow);
       const bounds: BoundsByKey = new Map();
-      const cached = atspi.tracksChanges
-        ? trees.get(app.bus, atspi.changeCount(app.bus))?.filter(inWindow)
-        : undefined;
+      // appName() came over the bus after every event the app sent before it: the tree is current.
+      const cached = atspi.tracksEvents ? trees.get(app.bus)?.filter(inWindow) : undefined;
       // Role names are learned alongside the bounds: once per role, so mostly nothing to ask.
       const learnRoles = (candidates: readonly Candidate[]) =>
         atspi.learnRoleNames(candidates.map((c) => c.node));
       if (cached !== undefined) {
         await Promise.all([readBounds(atspi, cached, bounds), learnRoles(cached)]);
-        if (trees.record(app.bus, listedBounds(cached, bounds), true)) {
-          return await toElements(atspi, appName, cached, bounds, options);
-        }
+        const outcome = trees.record(app.bus, listedBounds(cached, bounds), true);
+        if (outcome === 'changed') refreshSoon(app);
+        if (outcome !== 'moved') return await toElements(atspi, appName, cached, bounds, options);
       }
       // The tree is read; the bounds of what the previous tree listed are read in the same
       // write, unless this listing has read them already.
@@ -227,6 +260,143 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       if (isGoneError(error)) return []; // the app quit while we listed
       throw error;
     }
+  };
+
+  /**
+   * When the next focus request may go (monotonic clock): after a key or click, inputSettleMs
+   * after the application read it, or as long again as it took to answer the ping if that was
+   * longer (its threads were waiting for a CPU: the renderer's are likely waiting too).
+   */
+  let focusAllowedAt = -Infinity;
+  /**
+   * Returns once the application with the keyboard focus has read the input sent so far (a
+   * _NET_WM_PING answered), and sets when the next focus request may go (inputSettled). The
+   * input was delivered whatever this says: an application that does not answer in time (or by
+   * the deadline: the answer must not be late) is not waited for longer.
+   */
+  const inputTaken = async (deadline: number | undefined): Promise<void> => {
+    const sent = monotonicNow();
+    try {
+      const wait = Math.min(pingTimeoutMs, timeLeft(deadline));
+      if (wait > 0) await (await x11Connection()).pingFocusedClient(wait);
+    } catch {
+      // Delivered all the same; a hung application fails the next command's own steps.
+    } finally {
+      const read = monotonicNow();
+      focusAllowedAt = read + Math.min(Math.max(inputSettleMs, read - sent), maxSettleMs);
+    }
+  };
+  /**
+   * Waits until the next focus request may go (at most until the deadline): one sent sooner
+   * could reach the page before our last key or click does (Chromium takes input to the page's
+   * main thread through its compositor thread, and a focus request straight there), and the
+   * key would land on the element focused next.
+   */
+  const inputSettled = async (deadline: number | undefined): Promise<void> => {
+    const wait = Math.min(focusAllowedAt - monotonicNow(), timeLeft(deadline));
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  };
+
+  /** Whether the point is inside the visible part of the element's web page, if it is in one. */
+  const insideDocument = async (
+    atspi: AtspiClient,
+    ref: ObjectRef,
+    x: number,
+    y: number,
+  ): Promise<boolean> => {
+    const document = await documentOf(atspi, ref);
+    if (!document) return true;
+    const page = await atspi.extents(document);
+    return x >= page.x && y >= page.y && x < page.x + page.width && y < page.y + page.height;
+  };
+
+  /**
+   * Whether the application's hit test at the point finds the element or a part of it (a
+   * button's label, say): no overlay of the page (a dialog, a cookie banner) covers it there.
+   * Asked of its web page, or of the element itself outside one. Chromium answers a hit test
+   * from its previous one and asks the page in the background (the first answer after the page
+   * changed was the old one here), so it is asked until two answers 4 ms apart agree.
+   */
+  const isTopmostAt = async (
+    atspi: AtspiClient,
+    ref: ObjectRef,
+    x: number,
+    y: number,
+  ): Promise<boolean> => {
+    const root = (await documentOf(atspi, ref)) ?? ref;
+    let hit = await atspi.accessibleAtPoint(root, x, y);
+    for (let asked = 1; asked < HIT_TEST_TRIES; asked++) {
+      await new Promise((resolve) => setTimeout(resolve, 4));
+      const again = await atspi.accessibleAtPoint(root, x, y);
+      const same = again?.bus === hit?.bus && again?.path === hit?.path;
+      hit = again;
+      if (same && asked > 1) break;
+    }
+    for (let depth = 0; hit !== undefined && depth < 64; depth++) {
+      if (hit.bus === ref.bus && hit.path === ref.path) return true;
+      if (hit.path === root.path) return false;
+      hit = (await atspi.parent(hit).catch(unlessGone)) ?? undefined;
+    }
+    return false;
+  };
+
+  /**
+   * The web page (document) the element is in, not itself: from the tree of the latest listing,
+   * else asked parent by parent.
+   */
+  const documentOf = async (atspi: AtspiClient, ref: ObjectRef): Promise<ObjectRef | undefined> => {
+    const known = trees.documentAbove(ref);
+    if (known !== undefined) return known ?? undefined;
+    let node = await atspi.parent(ref);
+    for (let depth = 0; depth < 64 && node.path !== ROOT_PATH && node.path !== NULL_PATH; depth++) {
+      if ((await atspi.role(node)) === ROLE.documentWeb) return node;
+      node = await atspi.parent(node);
+    }
+    return undefined;
+  };
+
+  /**
+   * Reads an application's tree again in the background, once at a time: after a listing found
+   * elements moved by a change the tree had from the events (what is showing may have changed
+   * with them, which no event says), so that the next listing has it without a read on its way.
+   */
+  const refreshing = new Set<string>();
+  const refreshSoon = (app: ObjectRef): void => {
+    if (closed || refreshing.has(app.bus)) return;
+    refreshing.add(app.bus);
+    void trees
+      .read(app, () => reader.nodes(app))
+      .catch(() => undefined) // the next listing reads it, and says why if it fails again
+      .finally(() => refreshing.delete(app.bus));
+  };
+
+  /** focus.ts's steps for one element, on AT-SPI and the input child. */
+  const focusSteps = (element: UiElement, deadline: number | undefined): FocusSteps => {
+    const atspi = open().bounded(timeLeft(deadline));
+    const ref = decodeRef(element.ref);
+    let document: Promise<ObjectRef | undefined> | undefined;
+    const documentRef = () => (document ??= documentOf(atspi, ref));
+    return {
+      record: () => {
+        const events = recordFocusEvents(subscribe, ref);
+        return {
+          next: async (which, timeoutMs) =>
+            events.next(which === 'element' ? ref : ((await documentRef()) ?? ref), timeoutMs),
+          stop: () => events.stop(),
+        };
+      },
+      reportsFocused: async () => hasState(await atspi.states(ref), STATE.focused),
+      inDocument: async () => (await documentRef()) !== undefined,
+      grabFocus: async (which) => {
+        const target = which === 'element' ? ref : ((await documentRef()) ?? ref);
+        await inputSettled(deadline);
+        return atspi.grabFocus(target);
+      },
+      extents: () => atspi.extents(ref),
+      isTopmostAt: (x, y) => isTopmostAt(atspi, ref, x, y),
+      click: (x, y) => input.click(x, y, { deadline }),
+      isGone: isGoneError,
+    };
   };
 
   return {
@@ -265,19 +435,95 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     },
 
     async focus(element, options = {}) {
+      await focusElement(element, focusSteps(element, options.deadline), {
+        focusTimeoutMs,
+        deadline: options.deadline,
+      });
+    },
+
+    async click(element, options = {}) {
       const atspi = open().bounded(timeLeft(options.deadline));
       const ref = decodeRef(element.ref);
-      await focusElement(
-        element,
-        {
-          grabFocus: async (waitMs) =>
-            (await atspi.grabFocus(ref)) && (await waitFocused(atspi, ref, waitMs)),
-          extents: () => atspi.extents(ref),
-          click: (x, y) => input.click(x, y, { deadline: options.deadline }),
-          isGone: isGoneError,
+      const [states, bounds] = await Promise.all([atspi.states(ref), atspi.extents(ref)]).catch(
+        (error: unknown) => {
+          throw isGoneError(error) ? new ElementGoneError(element) : error;
         },
-        { focusTimeoutMs, deadline: options.deadline },
       );
+      const x = Math.round(bounds.x + bounds.width / 2);
+      const y = Math.round(bounds.y + bounds.height / 2);
+      const refuse = (why: string) =>
+        new ConflictError(
+          `not clicking the element '${element.name}' (${element.role}): ${why}; nothing was clicked`,
+        );
+      const screen = (await x11Connection()).setup;
+      const onScreen =
+        hasState(states, STATE.showing) &&
+        x >= 0 &&
+        y >= 0 &&
+        x < screen.screenWidth &&
+        y < screen.screenHeight &&
+        (await insideDocument(atspi, ref, x, y));
+      if (!onScreen) throw refuse(`its centre (${x}, ${y}) is not on the screen`);
+      if (!(await isTopmostAt(atspi, ref, x, y))) {
+        throw refuse(`something else is at its centre (${x}, ${y})`);
+      }
+      await input.click(x, y, { deadline: options.deadline });
+      await inputTaken(options.deadline);
+    },
+
+    async typeText(element, text, options = {}) {
+      const atspi = open().bounded(timeLeft(options.deadline));
+      const ref = decodeRef(element.ref);
+      const chars = Array.from(text);
+      const [states, interfaces] = await Promise.all([
+        atspi.states(ref),
+        atspi.interfaces(ref),
+      ]).catch((error: unknown) => {
+        throw isGoneError(error) ? new ElementGoneError(element) : error;
+      });
+      if (!hasState(states, STATE.editable) || !interfaces.includes(IFACE.text)) {
+        throw new ConflictError(
+          `the element '${element.name}' (${element.role}) takes no text; nothing was typed`,
+        );
+      }
+      if (hasState(states, STATE.singleLine) && /[\n\t]/.test(text)) {
+        throw new ConflictError(
+          `the element '${element.name}' is a single-line text field: a line break or tab in the text would leave it (press enter or tab with press-key-by-index instead); nothing was typed`,
+        );
+      }
+      await focusElement(element, focusSteps(element, options.deadline), {
+        focusTimeoutMs,
+        deadline: options.deadline,
+      });
+      const before = await atspi.textState(ref);
+      const [start, end] = before.selection ?? [before.caret, before.caret];
+      const kept = Array.from(before.text);
+      const expected = (typed: number) =>
+        [...kept.slice(0, start), ...chars.slice(0, typed), ...kept.slice(end)].join('');
+      let shown = before.text;
+      const settled = async (typed: number) => {
+        const settleBy =
+          performance.now() + Math.min(typeSettleMs + chars.length, timeLeft(options.deadline));
+        while ((shown = await atspi.text(ref)) !== expected(typed)) {
+          if (performance.now() > settleBy) {
+            throw new AppError(
+              'operation_failed',
+              `typed ${typed} of ${chars.length} characters into '${element.name}', but it shows ${JSON.stringify(shown)}, not ${JSON.stringify(expected(typed))}`,
+            );
+          }
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      };
+      const connection = await x11Connection();
+      try {
+        await input.exclusive(() =>
+          x11Typer(connection).type(chars, { deadline: options.deadline, settled }),
+        );
+      } finally {
+        // The page shows the text: it has the keys, but a last key release may still be on its
+        // way; the next focus waits as after a press.
+        focusAllowedAt = monotonicNow() + inputSettleMs;
+      }
     },
 
     async pressKey(key: KeyName, modifiers: ModifierName[], options = {}) {
@@ -287,6 +533,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         (keyboard) => pressWithModifiers(keyboard, keys.key, keys.modifiers),
         options,
       );
+      await inputTaken(options.deadline);
     },
 
     close() {
@@ -294,6 +541,10 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         closed = true;
         client.close();
         input.close();
+        void x11?.then(
+          (connection) => connection.close(),
+          () => undefined,
+        );
       }
       return Promise.resolve();
     },

@@ -41,6 +41,12 @@ export interface NutInput {
   ): Promise<T>;
   /** Nothing is clicked after `deadline`. */
   click(x: number, y: number, options?: CallOptions): Promise<void>;
+  /**
+   * Runs other input of this desktop (text typed through its own X connection) in the same
+   * queue, so it never interleaves with keys and clicks; a failure makes the next action
+   * release every modifier first, as a failed toggle does.
+   */
+  exclusive<T>(action: () => Promise<T>): Promise<T>;
   close(): void;
 }
 
@@ -352,6 +358,13 @@ export function nutInput(env: NodeJS.ProcessEnv, options: NutInputOptions = {}):
       exclusive(() => action(keyboardFor(callOptions.deadline))),
     click: (x, y, callOptions = {}) =>
       exclusive(() => request({ op: 'click', x, y }, callOptions.deadline)),
+    exclusive: (action) =>
+      exclusive(() =>
+        action().catch((error: unknown) => {
+          needsReset = true;
+          throw error;
+        }),
+      ),
     close: () => {
       closed = true;
       // Disconnecting lets the child release anything held before it exits.

@@ -1,56 +1,41 @@
 /**
- * Each application's listing candidates, kept between listings while nothing says they changed,
- * so a listing of an unchanged UI costs the bounds (read fresh every time) but not the whole
- * accessible tree: Cache.GetItems of a 500-element page (1500 nodes) is about half the work.
+ * Each application's tree (app-tree.ts), kept between listings and current from its events, so
+ * a listing costs the bounds (read fresh every time) but not the whole accessible tree:
+ * Cache.GetItems of a 500-element page (1500 nodes) is about half the work, and a listing right
+ * after the page changed costs no more than one of the unchanged page.
  *
- * What says the tree may have changed:
- * - an AT-SPI event of the application that can add, remove, rename or hide an element
- *   (isListingChange), counted per application by the client;
- * - a listed element that moved or vanished since the previous listing: scrolling sends no
- *   event, and what is showing changes with it;
- * - age: after TREE_MAX_AGE_MS the tree is read again whatever happened, for changes that give
- *   neither sign (an element scrolled into view inside a container where nothing listed moved).
- * Presses never use this: their re-check reads the element itself.
+ * The tree is read again when:
+ * - its model is not current (an event it could not apply, or events during its read);
+ * - a listed element moved or vanished since the previous listing: scrolling sends no event,
+ *   and what is showing changes with it;
+ * - age: after TREE_MAX_AGE_MS whatever happened, for changes that give neither sign (an element
+ *   scrolled into view inside a container where nothing listed moved).
+ * Presses never use this for their decision: their re-check reads the element itself.
  */
 import type { Bounds } from '../desktop';
-import { IFACE } from './atspi.constants';
+import type { AtspiNode, ObjectRef } from './atspi.client';
+import { AppTree, isTreeEvent } from './app-tree';
+import type { IncomingMessage } from './dbus.connection';
 import type { Candidate } from './element-tree';
 
 export const TREE_MAX_AGE_MS = 5000;
 
-/**
- * True for an event that may change which elements a listing has or what it says about them.
- * Focus moving (every press) and text edits do not.
- */
-export function isListingChange(iface: string, member: string, detail: unknown): boolean {
-  if (iface === IFACE.cache) return true; // AddAccessible, RemoveAccessible
-  if (iface !== IFACE.eventObject) return false;
-  switch (member) {
-    case 'StateChanged':
-      return detail !== 'focused';
-    case 'PropertyChange':
-      return detail !== 'accessible-value';
-    case 'ChildrenChanged':
-    case 'BoundsChanged':
-    case 'VisibleDataChanged':
-      return true;
-    default:
-      return false;
-  }
-}
-
 interface Entry {
-  /** The application's change count when its tree was read. */
-  changes: number;
-  readAt: number;
-  candidates: Candidate[];
+  tree: AppTree;
   /** The bounds each candidate had in the latest listing (null: it had none, or was gone). */
   bounds: Map<string, Bounds | null>;
+  /** The tree's change count at the latest listing. */
+  listedChanges: number;
 }
 
-const sameBounds = (a: Bounds | null | undefined, b: Bounds | null): boolean =>
+/** A tree read under way: whether the application sent a tree event meanwhile. */
+interface Reading {
+  changed: boolean;
+}
+
+const sameBounds = (a: Bounds | null, b: Bounds | null): boolean =>
   a === b ||
-  (a != null &&
+  (a !== null &&
     b !== null &&
     a.x === b.x &&
     a.y === b.y &&
@@ -59,19 +44,30 @@ const sameBounds = (a: Bounds | null | undefined, b: Bounds | null): boolean =>
 
 export class TreeCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly reading = new Map<string, Set<Reading>>();
 
   constructor(
     private readonly maxAgeMs = TREE_MAX_AGE_MS,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** The application's candidates if its change count is still `changes` and they are young. */
-  get(app: string, changes: number): Candidate[] | undefined {
-    const entry = this.entries.get(app);
-    if (!entry || entry.changes !== changes || this.now() - entry.readAt > this.maxAgeMs) {
-      return undefined;
-    }
-    return entry.candidates;
+  /**
+   * Every signal of the accessibility bus: an application's events update its tree. Returns the
+   * application whose kept tree it changed, if any.
+   */
+  onSignal(signal: IncomingMessage): string | undefined {
+    const app = signal.sender;
+    if (app === undefined) return undefined;
+    const reads = this.reading.get(app);
+    if (reads && isTreeEvent(signal)) for (const read of reads) read.changed = true;
+    return this.entries.get(app)?.tree.apply(signal) ? app : undefined;
+  }
+
+  /** The application's candidates if its tree is current and young. */
+  get(app: string): Candidate[] | undefined {
+    const tree = this.entries.get(app)?.tree;
+    if (!tree || !tree.current || this.now() - tree.readAt > this.maxAgeMs) return undefined;
+    return tree.candidates();
   }
 
   /**
@@ -79,32 +75,73 @@ export class TreeCache {
    * listing that reads the tree again reads their bounds meanwhile, most are still there.
    */
   previous(app: string): Candidate[] | undefined {
-    return this.entries.get(app)?.candidates;
+    return this.entries.get(app)?.tree.candidates();
   }
 
-  /** Candidates read from a tree fetched when the application's change count was `changes`. */
-  save(app: string, changes: number, candidates: Candidate[]): void {
-    this.entries.set(app, { changes, readAt: this.now(), candidates, bounds: new Map() });
+  /**
+   * Reads the application's tree with `read` and keeps it. A tree event during the read may or
+   * may not be in what it returned: such a tree serves this listing and is read again next time,
+   * unless the kept tree is current (it has the event): that one stays.
+   */
+  async read(app: ObjectRef, read: () => Promise<AtspiNode[]>): Promise<Candidate[]> {
+    const reading: Reading = { changed: false };
+    const reads = this.reading.get(app.bus) ?? new Set<Reading>();
+    this.reading.set(app.bus, reads.add(reading));
+    const startedAt = this.now();
+    try {
+      const tree = new AppTree(app, await read(), startedAt);
+      const kept = this.entries.get(app.bus)?.tree;
+      if (reading.changed) {
+        // The kept tree had those events applied: better than a read that may lack them.
+        if (kept?.current) return kept.candidates();
+        tree.invalidate();
+      }
+      this.entries.set(app.bus, { tree, bounds: new Map(), listedChanges: 0 });
+      return tree.candidates();
+    } finally {
+      reads.delete(reading);
+      if (reads.size === 0) this.reading.delete(app.bus);
+    }
   }
 
   /**
    * Records the bounds this listing read (by refKey; null: no size, or gone). With `compare`,
-   * first checks them against the previous listing's: false (and the entry dropped) when an
-   * element moved or vanished, so the tree must be read again.
+   * first checks those of elements listed before against that listing's. One moved or vanished:
+   * - 'changed' when the page's own events changed the tree since that listing (the move follows
+   *   from a change the tree has): the tree serves, and should be read again soon (what is
+   *   showing may have changed with the move, which no event says);
+   * - 'moved' (and the tree marked for a read) when nothing explains it: a scroll.
+   * 'same' otherwise.
    */
-  record(app: string, bounds: ReadonlyMap<string, Bounds | null>, compare: boolean): boolean {
+  record(
+    app: string,
+    bounds: ReadonlyMap<string, Bounds | null>,
+    compare: boolean,
+  ): 'same' | 'changed' | 'moved' {
     const entry = this.entries.get(app);
-    if (!entry) return false;
+    if (!entry) return 'moved';
+    let outcome: 'same' | 'changed' | 'moved' = 'same';
     if (compare) {
       for (const [key, now] of bounds) {
-        if (!sameBounds(entry.bounds.get(key), now)) {
-          this.entries.delete(app);
-          return false;
+        const before = entry.bounds.get(key);
+        if (before !== undefined && !sameBounds(before, now)) {
+          if (entry.tree.changes === entry.listedChanges) {
+            entry.tree.invalidate();
+            return 'moved';
+          }
+          outcome = 'changed';
+          break;
         }
       }
     }
     for (const [key, now] of bounds) entry.bounds.set(key, now);
-    return true;
+    entry.listedChanges = entry.tree.changes;
+    return outcome;
+  }
+
+  /** The web page above the node: null for none, undefined when the tree does not know it. */
+  documentAbove(ref: ObjectRef): ObjectRef | null | undefined {
+    return this.entries.get(ref.bus)?.tree.documentAbove(ref);
   }
 
   /** Drops the entries of applications no longer on the bus. */
