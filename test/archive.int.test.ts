@@ -327,7 +327,7 @@ describe('archive end to end through the gateway', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.body.message).toBe(
-      `the archive worker did not answer within ${ARCHIVE_TIMEOUT_MS} ms (is an archive worker running?)`,
+      `no answer from the archive worker within ${ARCHIVE_TIMEOUT_MS} ms (is one running?)`,
     );
     expect(elapsed).toBeLessThan(ARCHIVE_TIMEOUT_MS + 500);
   });

@@ -14,6 +14,10 @@ export const errorCodes = [
   'desktop_unavailable',
   'operation_failed',
   'outcome_unknown',
+  'worker_unavailable',
+  'deadline_exceeded',
+  'bad_gateway',
+  'too_large',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
@@ -96,5 +100,37 @@ export class DesktopUnavailableError extends AppError {
 export class OutcomeUnknownError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('outcome_unknown', message, [], options);
+  }
+}
+
+/** No worker answered a request in time (none running, all busy): ask again later. */
+export class WorkerUnavailableError extends AppError {
+  constructor(message: string) {
+    super('worker_unavailable', message);
+  }
+}
+
+/** The work was stopped at the request's deadline (a search too broad for its time). */
+export class DeadlineExceededError extends AppError {
+  constructor(message: string) {
+    super('deadline_exceeded', message);
+  }
+}
+
+/**
+ * A worker broke the contract: a reply that cannot be read, or a refusal of a request the
+ * gateway built (a version mismatch). Not the client's fault, and asking again will not help
+ * until it is fixed.
+ */
+export class BadGatewayError extends AppError {
+  constructor(message: string) {
+    super('bad_gateway', message);
+  }
+}
+
+/** Something of the request is larger than what can be carried or stored. */
+export class TooLargeError extends AppError {
+  constructor(message: string, fieldErrors: FieldError[] = []) {
+    super('too_large', message, fieldErrors);
   }
 }

@@ -17,7 +17,7 @@ import {
   consoleRoutes,
 } from './entry/console.routes';
 import { docsRoutePaths, docsRoutes } from './entry/docs.routes';
-import { HttpError } from './domain/http-error';
+import { HttpError } from './entry/http-error';
 import { toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';

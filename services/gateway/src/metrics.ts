@@ -97,14 +97,14 @@ function operatorMetrics(registers: Registers) {
 
 /**
  * Archive worker calls; labels are bounded: action (status, configure, init, run, restore) and
- * result ('ok', the worker's refusal code, or why no valid answer came: timeout,
- * broker_unavailable, invalid_reply).
+ * result ('ok' or the error code the client saw: the worker's refusal mapped to its code, or
+ * why no valid answer came: worker_unavailable, broker_unavailable, bad_gateway).
  */
 function archiveMetrics(registers: Registers) {
   return {
     calls: new Counter({
       name: 'gateway_archive_rpc_total',
-      help: 'Archive worker calls by action and result (ok, a refusal code, or timeout, broker_unavailable, invalid_reply)',
+      help: 'Archive worker calls by action and result (ok, or the error code: conflict, validation_failed, store_unavailable, operation_failed, worker_unavailable, broker_unavailable, bad_gateway)',
       labelNames: ['action', 'result'] as const,
       registers,
     }),
@@ -119,15 +119,15 @@ function archiveMetrics(registers: Registers) {
 }
 
 /**
- * GET /search relayed to the ingest workers over search.rpc; result is bounded: 'ok', the
- * worker's refusal code (store_unavailable, deadline_exceeded, validation_failed, failed), or why no valid answer
- * came (timeout, broker_unavailable, invalid_reply).
+ * GET /search relayed to the ingest workers over search.rpc; result is bounded: 'ok' or the
+ * error code the client saw (a refusal: store_unavailable, deadline_exceeded, validation_failed,
+ * operation_failed; or no valid answer: worker_unavailable, broker_unavailable, bad_gateway).
  */
 function searchMetrics(registers: Registers) {
   return {
     calls: new Counter({
       name: 'gateway_search_rpc_total',
-      help: 'Searches asked of the ingest workers, by result (ok, a refusal code, or timeout, broker_unavailable, invalid_reply)',
+      help: 'Searches asked of the ingest workers, by result (ok, or the error code: store_unavailable, deadline_exceeded, validation_failed, operation_failed, worker_unavailable, broker_unavailable, bad_gateway)',
       labelNames: ['result'] as const,
       registers,
     }),

@@ -187,17 +187,18 @@ describe('archive routes relayed to an archive worker over archive.rpc', () => {
 
     it('when the worker answers a status with a null counter, then 502 naming the field, and nothing of it is relayed', async () => {
       behaviour = () => ({ outcome: 'ok', status: { ...status, chunks_uploaded: null } });
-      const before = await archiveCalls('status', 'invalid_reply');
+      const before = await archiveCalls('status', 'bad_gateway');
 
       const response = await get(url('/archive/status'));
 
       expect(response.status).toBe(502);
       expect(response.body).toEqual({
         success: false,
+        code: 'bad_gateway',
         message: 'the archive worker sent an invalid reply: status.chunks_uploaded must be integer',
         errors: [],
       });
-      expect(await archiveCalls('status', 'invalid_reply')).toBe(before + 1);
+      expect(await archiveCalls('status', 'bad_gateway')).toBe(before + 1);
     });
 
     it('when the worker answers with a message of another type, then 502', async () => {
@@ -511,7 +512,8 @@ describe('archive routes with no archive worker', () => {
     expect(response.headers.get('retry-after')).toBe('5');
     expect(response.body).toEqual({
       success: false,
-      message: `the archive worker did not answer within ${TIMEOUT_MS} ms (is an archive worker running?)`,
+      code: 'worker_unavailable',
+      message: `no answer from the archive worker within ${TIMEOUT_MS} ms (is one running?)`,
       errors: [],
     });
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);

@@ -73,7 +73,7 @@ describe('the loopback compatibility switch', () => {
     const response = await postWithoutToken('/archive/init', { retention_days: 7 });
     expect(response.status).toBe(503);
     expect(((await response.json()) as { message: string }).message).toContain(
-      'the archive worker did not answer',
+      'no answer from the archive worker',
     );
   });
 

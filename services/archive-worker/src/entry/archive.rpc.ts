@@ -63,6 +63,10 @@ export function createArchiveRpcHandler({ execute, metrics, logger }: ArchiveRpc
         case 'desktop_unavailable':
         case 'operation_failed':
         case 'outcome_unknown':
+        case 'worker_unavailable':
+        case 'deadline_exceeded':
+        case 'bad_gateway':
+        case 'too_large':
           break;
       }
     }

@@ -2,13 +2,13 @@ import {
   BrokerUnavailableError,
   OutcomeUnknownError,
   sizeLimits,
+  TooLargeError,
   ValidationError,
   type AddRequest,
   type ContentBatch,
   type Envelope,
 } from '@screenfleet/contracts';
 import { addContent } from './add-content';
-import { HttpError } from './http-error';
 
 // A fake bus records what would be published: this is the splitting and refusal logic.
 function recordingBus() {
@@ -53,7 +53,7 @@ describe('addContent', () => {
     expect(paths).toEqual(items.map((i) => i.file_path));
   });
 
-  it('when one item alone is larger than a broker message, then 413 names the item and nothing is published', async () => {
+  it('when one item alone is larger than a broker message, then it is too large (413) naming the item and nothing is published', async () => {
     const bus = recordingBus();
     const request = frames([
       { file_path: 'small' },
@@ -62,8 +62,8 @@ describe('addContent', () => {
 
     const error = await addContent(bus, request, context).catch((e: unknown) => e);
 
-    expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ status: 413, fieldErrors: [{ path: 'content.data[1]' }] });
+    expect(error).toBeInstanceOf(TooLargeError);
+    expect(error).toMatchObject({ code: 'too_large', fieldErrors: [{ path: 'content.data[1]' }] });
     expect(bus.messages).toEqual([]);
   });
 

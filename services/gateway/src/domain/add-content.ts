@@ -5,6 +5,7 @@ import {
   routingKeys,
   sizeLimits,
   storedItemBytesBound,
+  TooLargeError,
   ValidationError,
   type AddRequest,
   type ContentBatch,
@@ -12,7 +13,6 @@ import {
   type OperationResult,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import { HttpError } from './http-error';
 
 export interface AcceptedBatch {
   result: OperationResult;
@@ -113,7 +113,7 @@ function splitItems(device: string, items: ContentItem[]): ContentItem[][] {
     // JSON of the item as the envelope will carry it (+1 for the separating comma).
     const itemBytes = Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
     if (ENVELOPE_BYTES + itemBytes > sizeLimits.maxMessageBytes) {
-      throw new HttpError(413, 'too_large', 'an item is too large to be carried', [
+      throw new TooLargeError('an item is too large to be carried', [
         {
           path: `content.data[${index}]`,
           rule: 'maxMessageBytes',

@@ -1,15 +1,9 @@
 import { AppError, createEnvelope, type Envelope } from '@screenfleet/contracts';
-import { createMetrics } from '@screenfleet/runtime';
-import { createGatewayMetrics } from '../metrics';
 import { sendArchiveCommand } from './archive-commands';
 import { toHttpFailure } from '../entry/http-errors';
 
 /** The bus's side is covered against RabbitMQ (test/archive.routes.int.test.ts); this is the mapping. */
-const options = () => ({
-  timeoutMs: 1000,
-  requestId: 'req-1',
-  metrics: createGatewayMetrics(createMetrics()).archive,
-});
+const options = () => ({ timeoutMs: 1000, requestId: 'req-1' });
 
 const failureOf = async (call: () => Promise<Envelope>) => {
   const bus = { call: <Res>() => call() as Promise<Envelope<Res>> };

@@ -11,6 +11,7 @@ import {
 } from '@screenfleet/contracts';
 import { createMetrics, type Registry } from '@screenfleet/runtime';
 import { toHttpFailure } from '../entry/http-errors';
+import { countedCall } from '../entry/worker-call-metrics';
 import { createGatewayMetrics } from '../metrics';
 import { emptyAnswer, sendSearch, toSearchRequest } from './search-commands';
 
@@ -41,7 +42,10 @@ function withBus(
       options: { timeoutMs: number; expirationMs?: number },
     ) => call(queue, envelope, options) as Promise<Envelope<Res>>,
   };
-  const send = () => sendSearch(bus, request, { timeoutMs: 1500, requestId: 'req-1', metrics });
+  const send = () =>
+    countedCall(metrics, {}, () =>
+      sendSearch(bus, request, { timeoutMs: 1500, requestId: 'req-1' }),
+    );
   const results = async () =>
     ((await registry.getSingleMetric('gateway_search_rpc_total')?.get())?.values ?? []).map(
       (v) => `${String(v.labels.result)}=${v.value}`,
@@ -138,7 +142,7 @@ describe('sendSearch: what the ingest workers answer', () => {
     const failure = await failureOf(send);
     expect(failure).toMatchObject({
       status: 503,
-      reason: 'search_deadline_exceeded',
+      reason: 'deadline_exceeded',
       headers: { 'Retry-After': '5' },
     });
     expect(failure.body.message).toMatch(/stopped at its deadline: the search ran past/);
@@ -150,13 +154,13 @@ describe('sendSearch: what the ingest workers answer', () => {
     const failure = await failureOf(send);
     expect(failure).toMatchObject({
       status: 503,
-      reason: 'search_timeout',
+      reason: 'worker_unavailable',
       headers: { 'Retry-After': '5' },
     });
     expect(failure.body.message).toBe(
-      'no ingest worker answered the search within 1500 ms (is an ingest worker running?)',
+      'no answer from an ingest worker within 1500 ms (is one running?)',
     );
-    expect(await results()).toEqual(['timeout=1']);
+    expect(await results()).toEqual(['worker_unavailable=1']);
   });
 
   it('when the broker is down, then 503 (broker_unavailable)', async () => {
@@ -190,7 +194,7 @@ describe('sendSearch: what the ingest workers answer', () => {
         }),
       ),
     );
-    expect(await failureOf(send)).toMatchObject({ status: 502, reason: 'search_refused' });
+    expect(await failureOf(send)).toMatchObject({ status: 502, reason: 'bad_gateway' });
   });
 
   it('when the search failed in the worker, then 500', async () => {
@@ -211,8 +215,8 @@ describe('sendSearch: what the ingest workers answer', () => {
   ])('when the reply is %s, then 502 naming why', async (_, reply) => {
     const { send, results } = withBus(() => Promise.resolve(reply));
     const failure = await failureOf(send);
-    expect(failure).toMatchObject({ status: 502, reason: 'search_invalid_reply' });
-    expect(await results()).toEqual(['invalid_reply=1']);
+    expect(failure).toMatchObject({ status: 502, reason: 'bad_gateway' });
+    expect(await results()).toEqual(['bad_gateway=1']);
   });
 
   it('when the reply is not an envelope at all, then 502', async () => {

@@ -1,7 +1,8 @@
 import {
   AppError,
+  BadGatewayError,
+  DeadlineExceededError,
   StoreUnavailableError,
-  TimeoutError,
   createEnvelope,
   queueNames,
   searchTimings,
@@ -12,11 +13,7 @@ import {
   type SearchRequest,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import type { SearchMetrics } from '../metrics';
-import { HttpError } from './http-error';
-
-/** How long a client should wait before asking again after a 503 (as for broker outages). */
-const RETRY_AFTER_SECONDS = '5';
+import { callWorkers } from './worker-call';
 
 /**
  * The search.rpc request for a parsed query, or undefined when nothing can match (only types we
@@ -56,82 +53,34 @@ type Refusal = Extract<SearchReply, { outcome: 'refused' }>;
 
 /**
  * Asks the ingest workers over `search.rpc` and returns their answer, or throws what the client
- * should see: 503 when no worker answered in time, the broker is down, the store is unreachable
- * or the store stopped the search at its budget; 502 when the reply breaks the contract or the
- * worker refused a request the gateway built (a version mismatch: not the client's fault); 500
- * when the search failed in the worker. The timeout is split (searchTimings): a search nobody
- * took in time expires unrun, and one that runs is stopped by the store before the gateway
- * gives up on it.
+ * should see: callWorkers' errors (503 when no worker answered in time or the broker is down,
+ * 502 when the reply breaks the contract), 503 when the store is unreachable or stopped the
+ * search at its budget, 502 when the worker refused a request the gateway built (a version
+ * mismatch: not the client's fault), 500 when the search failed in the worker. The timeout is
+ * split (searchTimings): a search nobody took in time expires unrun, and one that runs is
+ * stopped by the store before the gateway gives up on it.
  */
 export async function sendSearch(
   bus: Pick<Bus, 'call'>,
   request: SearchRequest,
-  options: { timeoutMs: number; requestId: string; metrics: SearchMetrics },
+  options: { timeoutMs: number; requestId: string },
 ): Promise<SearchAnswer> {
-  const stop = options.metrics.callDuration.startTimer();
-  let result = 'ok';
-  try {
-    const timings = searchTimings(options.timeoutMs);
-    const envelope = createEnvelope(
+  const timings = searchTimings(options.timeoutMs);
+  const reply = await callWorkers<SearchReply>(bus, {
+    queue: queueNames.searchRpc,
+    worker: 'an ingest worker',
+    request: createEnvelope(
       'search.request',
       { ...request, budget_ms: timings.budgetMs },
       { correlationId: options.requestId },
-    );
-    const reply = await callWorkers(bus, envelope, options.timeoutMs, timings.expirationMs);
-    const payload = readReply(reply.type, reply.payload);
-    if (payload.outcome === 'refused') {
-      result = payload.code;
-      throw refusalError(payload);
-    }
-    return payload.answer;
-  } catch (error) {
-    if (result === 'ok') result = resultLabel(error);
-    throw error;
-  } finally {
-    stop();
-    options.metrics.calls.inc({ result });
-  }
-}
-
-async function callWorkers(
-  bus: Pick<Bus, 'call'>,
-  request: ReturnType<typeof createEnvelope>,
-  timeoutMs: number,
-  expirationMs: number,
-) {
-  try {
-    return await bus.call<unknown>(queueNames.searchRpc, request, { timeoutMs, expirationMs });
-  } catch (error) {
-    if (error instanceof TimeoutError) {
-      throw new HttpError(
-        503,
-        'search_timeout',
-        `no ingest worker answered the search within ${timeoutMs} ms (is an ingest worker running?)`,
-        [],
-        { 'Retry-After': RETRY_AFTER_SECONDS },
-      );
-    }
-    // The bus could not read the reply at all (not an envelope).
-    if (error instanceof AppError && error.code === 'operation_failed') {
-      throw invalidReply(error.message);
-    }
-    throw error;
-  }
-}
-
-function readReply(type: string, payload: unknown): SearchReply {
-  if (type !== 'search.reply') throw invalidReply(`a ${type} message instead of search.reply`);
-  // check() also drops fields the contract does not know, so the answer is relayed exactly.
-  const errors = validators.searchReply.check(payload);
-  if (errors.length > 0) {
-    throw invalidReply(
-      errors
-        .slice(0, 3)
-        .map((e) => `${e.path} ${e.detail}`)
-        .join('; '),
-    );
-  }
-  return payload as SearchReply;
+    ),
+    replyType: 'search.reply',
+    reply: validators.searchReply,
+    timeoutMs: options.timeoutMs,
+    expirationMs: timings.expirationMs,
+  });
+  if (reply.outcome === 'refused') throw refusalError(reply);
+  return reply.answer;
 }
 
 function refusalError({ code, message }: Refusal): Error {
@@ -139,36 +88,12 @@ function refusalError({ code, message }: Refusal): Error {
     case 'store_unavailable':
       return new StoreUnavailableError(`the content store is unavailable: ${message}`);
     case 'deadline_exceeded':
-      return new HttpError(
-        503,
-        'search_deadline_exceeded',
+      return new DeadlineExceededError(
         `the search was stopped at its deadline: ${message}; narrow it (a time range, more words) or try again`,
-        [],
-        { 'Retry-After': RETRY_AFTER_SECONDS },
       );
     case 'validation_failed':
-      return new HttpError(
-        502,
-        'search_refused',
-        `the ingest worker refused the search request: ${message}`,
-      );
+      return new BadGatewayError(`the ingest worker refused the search request: ${message}`);
     case 'failed':
       return new AppError('operation_failed', message);
   }
-}
-
-function invalidReply(detail: string): HttpError {
-  return new HttpError(
-    502,
-    'search_invalid_reply',
-    `the ingest worker sent an invalid search reply: ${detail}`,
-  );
-}
-
-function resultLabel(error: unknown): string {
-  if (error instanceof HttpError) {
-    return error.reason === 'search_timeout' ? 'timeout' : 'invalid_reply';
-  }
-  if (error instanceof AppError) return error.code;
-  return 'error';
 }

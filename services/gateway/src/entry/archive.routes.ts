@@ -10,6 +10,7 @@ import { sendArchiveCommand, type ArchiveAnswer } from '../domain/archive-comman
 import type { ArchiveMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
 import { jsonBody } from './json-body';
+import { countedCall } from './worker-call-metrics';
 
 export const archivePaths = {
   status: '/archive/status',
@@ -50,11 +51,9 @@ export function archiveRoutes(deps: ArchiveRoutesDeps): Router {
   const body = jsonBody(limits.maxBodyBytes);
 
   const relay = (command: ArchiveCommand, res: Response, timeoutMs = deps.timeoutMs) =>
-    sendArchiveCommand(deps.bus, command, {
-      timeoutMs,
-      requestId: res.locals.requestId,
-      metrics: deps.metrics,
-    });
+    countedCall(deps.metrics, { action: command.action }, () =>
+      sendArchiveCommand(deps.bus, command, { timeoutMs, requestId: res.locals.requestId }),
+    );
 
   const answer = (res: Response, action: keyof typeof messages, reply: ArchiveAnswer): void => {
     const unreadable = reply.unreadable_count ?? 0;

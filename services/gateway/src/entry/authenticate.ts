@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
 import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
-import { HttpError } from '../domain/http-error';
+import { HttpError } from './http-error';
 
 export interface AuthOptions {
   tokens: TokenRegistry;

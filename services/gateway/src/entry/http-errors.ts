@@ -1,6 +1,6 @@
 import type { ErrorCode, ErrorBody } from '@screenfleet/contracts';
 import { AppError } from '@screenfleet/contracts';
-import { HttpError, RETRY_AFTER_SECONDS } from '../domain/http-error';
+import { HttpError, RETRY_AFTER_SECONDS } from './http-error';
 
 /** The one place where error kinds become HTTP statuses. */
 const statusByCode: Record<ErrorCode, number> = {
@@ -16,6 +16,10 @@ const statusByCode: Record<ErrorCode, number> = {
   // Not 503 (retryable, with Retry-After) nor 502/504, which retry policies also replay: the
   // command may have run, so a client must check before trying again (docs/adr/0005).
   outcome_unknown: 500,
+  worker_unavailable: 503,
+  deadline_exceeded: 503,
+  bad_gateway: 502,
+  too_large: 413,
 };
 
 export interface HttpFailure {

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { limits, scanJsonSizes, type FieldError } from '@screenfleet/contracts';
-import { HttpError } from '../domain/http-error';
+import { HttpError } from './http-error';
 
 /**
  * JSON bodies only: no text/plain or form posts, so a web page cannot forge a request with a

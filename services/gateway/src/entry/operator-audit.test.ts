@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { Writable } from 'node:stream';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
-import { HttpError } from '../domain/http-error';
+import { HttpError } from './http-error';
 import { createGatewayMetrics } from '../metrics';
 import { createOperatorAudit, type OperatorAction } from './operator-audit';
 

@@ -241,7 +241,7 @@ describe('GET /search over the in-process bus with no ingest worker serving', ()
       expect(response.status).toBe(503);
       expect(response.headers['retry-after']).toBe('5');
       expect(response.body.message).toBe(
-        'no ingest worker answered the search within 300 ms (is an ingest worker running?)',
+        'no answer from an ingest worker within 300 ms (is one running?)',
       );
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     } finally {

@@ -5,6 +5,7 @@ import type { TokenGrant } from '../auth/tokens';
 import { emptyAnswer, sendSearch, toSearchRequest } from '../domain/search-commands';
 import type { SearchMetrics } from '../metrics';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
+import { countedCall } from './worker-call-metrics';
 
 export const searchPath = '/search';
 
@@ -29,11 +30,12 @@ export function searchRoutes(deps: SearchRoutesDeps): Router {
     const devices = devicesToSearch(res.locals.grant, parameters.deviceName);
     const request = toSearchRequest(parameters, devices);
     const answer = request
-      ? await sendSearch(deps.bus, request, {
-          timeoutMs: deps.timeoutMs,
-          requestId: res.locals.requestId,
-          metrics: deps.metrics,
-        })
+      ? await countedCall(deps.metrics, {}, () =>
+          sendSearch(deps.bus, request, {
+            timeoutMs: deps.timeoutMs,
+            requestId: res.locals.requestId,
+          }),
+        )
       : emptyAnswer(parameters);
     // Captured screens: no cache may keep them, and the next search sees new items.
     res.set('Cache-Control', 'no-store').json(answer);

@@ -4,10 +4,9 @@ import type { FieldError } from '@screenfleet/contracts';
 export const RETRY_AFTER_SECONDS = '5';
 
 /**
- * An error the gateway decided already phrased for HTTP: its status and a bounded reason for the
- * rejects metric (auth, bodies, routing, and what the domain decides in HTTP terms: an item too
- * large to carry, an archive worker that did not answer or answered wrongly). Contract errors
- * (AppError) get their status in entry/http-errors.ts, the one mapping.
+ * An error the gateway's entry points decide already phrased for HTTP: its status and a bounded
+ * reason for the rejects metric (auth, bodies, routing). What the domain throws are contract
+ * errors (AppError), which get their status in http-errors.ts, the one mapping.
  */
 export class HttpError extends Error {
   constructor(
