@@ -418,7 +418,7 @@ describe.each(modes)('GET /search in %s mode', (mode) => {
       expect(status).toBe(503);
       expect(headers.get('retry-after')).toBe('5');
       expect(body.message).toBe(
-        'no ingest worker answered the search within 3000 ms (is an ingest worker running?)',
+        'no answer from an ingest worker within 3000 ms (is one running?)',
       );
       expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
     },
