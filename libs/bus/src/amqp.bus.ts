@@ -13,6 +13,7 @@ import {
 import { ReconnectingConnection } from './amqp.connection';
 import { Consumer, type ConsumerSpec } from './amqp.consumer';
 import { encodeEnvelope } from './amqp.message';
+import { answerRequest } from './answer-request';
 import { DeviceTakenError } from './device-taken';
 import { ConfirmPublisher } from './amqp.publisher';
 import { RpcClient } from './amqp.rpc-client';
@@ -249,11 +250,8 @@ class AmqpBus implements Bus {
     };
   }
 
-  /**
-   * Serves one request. A failed handler drops the request ('dead') rather than retrying it:
-   * the caller has a deadline and will report the timeout; a retry could act after it.
-   */
-  private async answer<Req, Res>(
+  /** Serves one request; the reply goes to the caller's reply queue. */
+  private answer<Req, Res>(
     server: string,
     request: Envelope<Req>,
     message: ConsumeMessage,
@@ -261,23 +259,16 @@ class AmqpBus implements Bus {
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
   ): Promise<Outcome> {
     const replyTo = message.properties.replyTo as string | undefined;
-    if (!replyTo) {
-      this.logger.warn({ server, messageId: request.message_id }, 'request without replyTo');
-      return 'dead';
-    }
-    let reply: Envelope<Res>;
-    try {
-      reply = await handler(request);
-    } catch (err) {
-      this.logger.error({ err, server, messageId: request.message_id }, 'request handler failed');
-      return 'dead';
-    }
-    const [body, properties] = encodeEnvelope(reply, {
-      correlationId: String(message.properties.messageId),
-      persistent: false,
-    });
-    channel.publish('', replyTo, body, properties);
-    return 'ack';
+    const send = replyTo
+      ? (reply: Envelope<Res>) => {
+          const [body, properties] = encodeEnvelope(reply, {
+            correlationId: String(message.properties.messageId),
+            persistent: false,
+          });
+          channel.publish('', replyTo, body, properties);
+        }
+      : undefined;
+    return answerRequest(this.logger, server, request, handler, send);
   }
 
   private assertOpen(): void {

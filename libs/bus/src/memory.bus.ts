@@ -14,6 +14,7 @@ import {
   type Topology,
 } from '@screenfleet/contracts';
 import { decodeEnvelope } from './amqp.message';
+import { answerRequest } from './answer-request';
 import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
 import { DeviceTakenError } from './device-taken';
 import { componentLogger, silentLogger, type Logger } from './logger';
@@ -385,32 +386,22 @@ class MemoryBus implements Bus {
     return caller.promise.finally(() => this.callers.delete(id));
   }
 
-  /**
-   * Serves one request. A failed handler drops the request ('dead') rather than retrying it:
-   * the caller has a deadline and will report the timeout; a retry could act after it.
-   */
-  private async answer<Req, Res>(
+  /** Serves one request; the reply goes, as it would over the wire, to the caller waiting. */
+  private answer<Req, Res>(
     server: string,
     request: Envelope<Req>,
     message: QueuedMessage,
     handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
   ): Promise<Outcome> {
     const { caller } = message;
-    if (!caller) {
-      this.logger.warn({ server, messageId: request.message_id }, 'request without replyTo');
-      return 'dead';
-    }
-    let reply: Envelope<Res>;
-    try {
-      reply = await handler(request);
-    } catch (err) {
-      this.logger.error({ err, server, messageId: request.message_id }, 'request handler failed');
-      return 'dead';
-    }
-    const decoded = decodeEnvelope(Buffer.from(JSON.stringify(reply) ?? ''));
-    if (decoded) caller.resolve(decoded);
-    else caller.reject(new AppError('operation_failed', 'the reply is not a valid envelope'));
-    return 'ack';
+    const send = caller
+      ? (reply: Envelope<Res>) => {
+          const decoded = decodeEnvelope(Buffer.from(JSON.stringify(reply) ?? ''));
+          if (decoded) caller.resolve(decoded);
+          else caller.reject(new AppError('operation_failed', 'the reply is not a valid envelope'));
+        }
+      : undefined;
+    return answerRequest(this.logger, server, request, handler, send);
   }
 
   /** The queues a message reaches; throws as the broker's 404 for an unknown exchange. */
