@@ -1,6 +1,7 @@
 export * from './topology';
 export * from './archive-state';
 export * from './envelope';
+export { checkMessage } from './message-check';
 export * from './errors';
 export * from './limits';
 export * from './keys';

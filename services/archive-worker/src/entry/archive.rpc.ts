@@ -1,6 +1,6 @@
 import {
   AppError,
-  SCHEMA_VERSION,
+  checkMessage,
   createEnvelope,
   validators,
   type ArchiveCommand,
@@ -32,10 +32,7 @@ export function createArchiveRpcHandler({ execute, metrics, logger }: ArchiveRpc
   };
 
   async function answer(request: Envelope<unknown>): Promise<ArchiveReply> {
-    const errors =
-      request.type !== 'archive.command' || request.schema_version !== SCHEMA_VERSION
-        ? [{ detail: `not an archive.command v${SCHEMA_VERSION}` }]
-        : validators.archiveCommand.check(request.payload);
+    const errors = checkMessage(request, 'archive.command', validators.archiveCommand);
     if (errors.length > 0) {
       return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
     }

@@ -1,5 +1,5 @@
 import {
-  SCHEMA_VERSION,
+  checkMessage,
   StoreUnavailableError,
   validators,
   type ContentBatch,
@@ -93,10 +93,7 @@ export function createContentBatchConsumer({
 
   async function decide(delivery: Delivery<unknown>): Promise<Outcome> {
     const { envelope } = delivery;
-    const errors =
-      envelope.type !== 'content.batch' || envelope.schema_version !== SCHEMA_VERSION
-        ? [{ path: 'type', rule: 'const', detail: `not a content.batch v${SCHEMA_VERSION}` }]
-        : validators.contentBatch.check(envelope.payload);
+    const errors = checkMessage(envelope, 'content.batch', validators.contentBatch);
     if (errors.length > 0) {
       // It will never become valid: retrying would only delay the dead letter.
       logger.error(

@@ -1,6 +1,6 @@
 import {
   AppError,
-  SCHEMA_VERSION,
+  checkMessage,
   TimeoutError,
   createEnvelope,
   sizeLimits,
@@ -57,10 +57,7 @@ export function createSearchRpcHandler({ store, metrics, logger, maxReplyBytes }
   };
 
   async function answer(request: Envelope<unknown>): Promise<SearchReply> {
-    const errors =
-      request.type !== 'search.request' || request.schema_version !== SCHEMA_VERSION
-        ? [{ detail: `not a search.request v${SCHEMA_VERSION}` }]
-        : validators.searchRequest.check(request.payload);
+    const errors = checkMessage(request, 'search.request', validators.searchRequest);
     if (errors.length > 0) {
       return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
     }
