@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { DesktopUnavailableError } from '@screenfleet/contracts';
+import { waitFor } from '@screenfleet/runtime';
 import { monotonicNow, nutInput, pressWithModifiers, type NutInput } from '../src/desktop';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The fake's log as [pid, op, code] rows. */
 function toggles(file: string): Array<[string, string, number]> {
@@ -139,9 +138,11 @@ describe('nut-js input child', () => {
     expect(heldKeys(logFile).sort()).toEqual([2, 5]); // the killed child left both down
 
     // No further press is needed: the restarted child releases them on its own.
-    const until = Date.now() + 5000;
-    while (heldKeys(logFile).length > 0 && Date.now() < until) await sleep(20);
-    expect(heldKeys(logFile)).toEqual([]);
+    await waitFor(() => heldKeys(logFile).length === 0, {
+      timeoutMs: 5000,
+      intervalMs: 20,
+      what: () => `keys released (held: ${heldKeys(logFile).join(', ')})`,
+    });
     const releasedBy = toggles(logFile).filter(([pid, op]) => op === 'up' && pid !== firstPid);
     expect(releasedBy.map(([, , code]) => code)).toEqual(expect.arrayContaining([5, 2]));
 

@@ -1,4 +1,4 @@
-import { createLogger, Registry } from '@screenfleet/runtime';
+import { createLogger, Registry, waitFor } from '@screenfleet/runtime';
 import { memoryArchiveStore, memoryContentStore, memoryStateStore } from '../../test/memory-ports';
 import { createArchiver, type Archiver, type PassReport } from '../domain/archive-pass';
 import { createArchiveCommands, type ArchiveCommands } from '../domain/archive-commands';
@@ -48,7 +48,7 @@ describe('archive loop', () => {
     });
     loop.start();
     try {
-      while (passes === 0) await sleep(5);
+      await waitFor(() => passes > 0, { timeoutMs: 5000, intervalMs: 5, what: 'the first pass' });
       for (let i = 0; i < 6; i += 1) {
         await sleep(ttl / 2);
         expect(await leases.acquireLease('b', ttl, new Date())).toBe(false);
@@ -107,10 +107,14 @@ describe('archive loop', () => {
     });
     loop.start();
     try {
-      while (reconciles < 3) await sleep(5);
+      await waitFor(() => reconciles >= 3, {
+        timeoutMs: 5000,
+        intervalMs: 5,
+        what: '3 reconciles',
+      });
       expect(passes).toBe(0);
       listingWorks = true;
-      while (passes === 0) await sleep(5);
+      await waitFor(() => passes > 0, { timeoutMs: 5000, intervalMs: 5, what: 'a pass' });
       expect(passes).toBe(1);
     } finally {
       await loop.stop();
@@ -147,7 +151,11 @@ describe('archive loop', () => {
     });
     loop.start();
     try {
-      for (let i = 0; i < 200 && state.current()!.storage_used !== 1300; i += 1) await sleep(5);
+      await waitFor(() => state.current()!.storage_used === 1300, {
+        timeoutMs: 5000,
+        intervalMs: 5,
+        what: () => `storage_used 1300 (is ${state.current()!.storage_used})`,
+      });
       expect(state.current()!.storage_used).toBe(1300);
     } finally {
       await loop.stop();
