@@ -36,6 +36,8 @@ function parseArgs(argv: string[]): { files: string[]; times: number } {
 const { files, times } = parseArgs(process.argv.slice(2));
 const out = mkdtempSync(path.join(os.tmpdir(), 'test-repeat-'));
 const failures = new Map<string, string[]>();
+/** Each failing test's first failure, in a line: what to look at first. */
+const firstFailure = new Map<string, string>();
 let failedRuns = 0;
 
 for (let run = 1; run <= times; run++) {
@@ -72,7 +74,10 @@ for (let run = 1; run <= times; run++) {
     if (file.assertionResults.length === 0 && file.message)
       failedHere.push(`${file.name}: ${file.message.split('\n')[0]}`);
     for (const test of file.assertionResults) {
-      if (test.status === 'failed') failedHere.push(test.fullName);
+      if (test.status !== 'failed') continue;
+      failedHere.push(test.fullName);
+      if (!firstFailure.has(test.fullName))
+        firstFailure.set(test.fullName, summary(test.failureMessages[0] ?? ''));
     }
   }
   for (const name of failedHere) failures.set(name, [...(failures.get(name) ?? []), `run ${run}`]);
@@ -84,6 +89,20 @@ for (let run = 1; run <= times; run++) {
 rmSync(out, { recursive: true, force: true });
 
 process.stdout.write(`\n${times} runs of ${files.join(' ')}: ${failedRuns} with failures\n`);
-for (const [name, runs] of failures)
+for (const [name, runs] of failures) {
   process.stdout.write(`  ${runs.length}/${times}  ${name}  (${runs.join(', ')})\n`);
+  const first = firstFailure.get(name);
+  if (first) process.stdout.write(`        first: ${first}\n`);
+}
 process.exit(failedRuns > 0 ? 1 : 0);
+
+/** A failure message's assertion and its expected/received lines, colours removed, in one line. */
+function summary(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = message.replace(/\u001b\[[0-9;]*m/g, '');
+  const lines = plain
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('at '));
+  return lines.slice(0, 4).join(' | ').slice(0, 400);
+}

@@ -11,6 +11,11 @@ describe('searchTimings', () => {
     },
   );
 
+  it('when a wait is short, then the answer still has 200 ms to come back, or a quarter of it', () => {
+    expect(searchTimings(1000)).toEqual({ expirationMs: 200, budgetMs: 600, graceMs: 200 });
+    expect(searchTimings(400)).toEqual({ expirationMs: 80, budgetMs: 220, graceMs: 100 });
+  });
+
   it('when the default 10 s is split, then a search may run 7 s', () => {
     expect(searchTimings(10_000)).toEqual({ expirationMs: 2000, budgetMs: 7000, graceMs: 1000 });
   });

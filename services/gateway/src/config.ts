@@ -71,7 +71,7 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_SEARCH_TIMEOUT',
     kind: 'duration',
     default: 10000,
-    doc: 'Longest wait for GET /search (503 after): a fifth for a worker to take it (else it expires unrun), the store stops the search at seven tenths (503 search_deadline_exceeded), the rest for the answer (searchTimings)',
+    doc: 'Longest wait for GET /search (503 after): a fifth for a worker to take it (else it expires unrun), a tenth (at least 200 ms, at most 1 s) for the answer to come back, and the store stops the search when the rest has passed (503 deadline_exceeded; searchTimings)',
   },
   archiveRestoreTimeout: {
     env: 'GATEWAY_ARCHIVE_RESTORE_TIMEOUT',

@@ -112,9 +112,9 @@ describe('sendSearch: what the ingest workers answer', () => {
       return Promise.resolve(createEnvelope('search.reply', { outcome: 'ok', answer }));
     });
     expect(await send()).toEqual(answer);
-    // 1500 ms: 300 to be taken from the queue, 1050 to run, 150 for the answer to come back.
+    // 1500 ms: 300 to be taken from the queue, 1000 to run, 200 for the answer to come back.
     const timings = searchTimings(1500);
-    expect(timings).toEqual({ expirationMs: 300, budgetMs: 1050, graceMs: 150 });
+    expect(timings).toEqual({ expirationMs: 300, budgetMs: 1000, graceMs: 200 });
     expect(sent).toEqual([
       [
         'search.rpc',
