@@ -1,10 +1,10 @@
 import { keyNames, ValidationError, type KeyName, type ModifierName } from '@screenfleet/contracts';
-import type { AtspiNode } from './atspi.client';
-import { orderCandidates } from './element-tree';
-import { interactabilityOf } from './interactability';
-import { nutKeys, nutModifiers, toNutKeys } from './keys';
+import type { AtspiNode } from './atspi/atspi.client';
+import { orderCandidates } from './listing/element-tree';
+import { interactabilityOf } from './listing/interactability';
+import { nutKeys, nutModifiers, toNutKeys } from './input/keys';
 import { decodeRef, encodeRef } from './linux-desktop';
-import { pressWithModifiers, type KeyboardDriver } from './nut.input';
+import { pressWithModifiers, type KeyboardDriver } from './input/nut.input';
 
 const LISTABLE: [number, number] = [(1 << 11) | (1 << 25) | (1 << 30), 0];
 const app = { bus: ':1.0', path: '/org/a11y/atspi/accessible/root' };

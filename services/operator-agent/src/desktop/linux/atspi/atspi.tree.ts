@@ -11,8 +11,8 @@ import {
   type ObjectRef,
 } from './atspi.client';
 import { CACHE_PATH, IFACE, STATE } from './atspi.constants';
-import { DBusCallError } from './dbus.connection';
-import { hasState } from './element-tree';
+import { DBusCallError } from '../dbus/dbus.connection';
+import { hasState } from '../listing/element-tree';
 
 /** Parses one `(so)(so)(so)iiassusau` entry of Cache.GetItems. */
 export function parseCacheItem(item: unknown): AtspiNode {

@@ -2,8 +2,8 @@
  * Pure: turns an application's AT-SPI nodes (in whatever order the cache returned them) into
  * the candidates for the element list, in document order, each with its window title.
  */
-import type { AtspiNode, ObjectRef } from './atspi.client';
-import { IFACE, ROLE, STATE } from './atspi.constants';
+import type { AtspiNode, ObjectRef } from '../atspi/atspi.client';
+import { IFACE, ROLE, STATE } from '../atspi/atspi.constants';
 
 export interface Candidate {
   node: AtspiNode;
