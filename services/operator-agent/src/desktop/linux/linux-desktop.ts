@@ -18,11 +18,11 @@ import {
 } from '../desktop';
 import { TREE_EVENTS } from './listing/app-tree';
 import { AtspiClient, isGoneError, type Extents, type ObjectRef } from './atspi/atspi.client';
-import { IFACE, NULL_PATH, ROLE, ROOT_PATH, STATE } from './atspi/atspi.constants';
+import { hasState, IFACE, NULL_PATH, ROLE, ROOT_PATH, STATE } from './atspi/atspi.constants';
 import { AtspiTreeReader } from './atspi/atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
 import type { IncomingMessage } from './dbus/dbus.connection';
-import { hasState, orderCandidates, refKey, type Candidate } from './listing/element-tree';
+import { orderCandidates, refKey, type Candidate } from './listing/element-tree';
 import { focusElement, type FocusSteps } from './input/focus';
 import { recordFocusEvents } from './input/focus-events';
 import { interactabilityOf } from './listing/interactability';
