@@ -13,7 +13,7 @@ import {
   openDBusConnection,
   type DBusConnection,
   type IncomingMessage,
-} from '../src/desktop/linux/dbus.connection';
+} from '../src/desktop/linux/dbus/dbus.connection';
 import { startProcess, stopProcess, waitUntil, type StartedProcess } from './support/processes';
 
 const DRIVER = {

@@ -16,7 +16,7 @@ import {
   type ModifierName,
   type UiElement,
 } from '../src/desktop';
-import { AtspiClient, isGoneError } from '../src/desktop/linux/atspi.client';
+import { AtspiClient, isGoneError } from '../src/desktop/linux/atspi/atspi.client';
 import { decodeRef } from '../src/desktop/linux/linux-desktop';
 import {
   freeDisplayNumber,

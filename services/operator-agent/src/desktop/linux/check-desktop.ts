@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import type { DesktopCheck } from '../desktop';
-import { AtspiClient } from './atspi.client';
-import { A11Y_BUS } from './atspi.constants';
-import { openDBusConnection } from './dbus.connection';
+import { AtspiClient } from './atspi/atspi.client';
+import { A11Y_BUS } from './atspi/atspi.constants';
+import { openDBusConnection } from './dbus/dbus.connection';
 
 /** The variables the Linux desktop needs; XAUTHORITY and friends are passed along as given. */
 export interface LinuxDesktopEnv {

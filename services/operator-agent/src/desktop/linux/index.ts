@@ -6,4 +6,4 @@ export {
   type KeyboardDriver,
   type NutInput,
   type NutInputOptions,
-} from './nut.input';
+} from './input/nut.input';

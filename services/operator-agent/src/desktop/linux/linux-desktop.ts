@@ -16,21 +16,21 @@ import {
   type ModifierName,
   type UiElement,
 } from '../desktop';
-import { TREE_EVENTS } from './app-tree';
-import { AtspiClient, isGoneError, type Extents, type ObjectRef } from './atspi.client';
-import { IFACE, NULL_PATH, ROLE, ROOT_PATH, STATE } from './atspi.constants';
-import { AtspiTreeReader } from './atspi.tree';
+import { TREE_EVENTS } from './listing/app-tree';
+import { AtspiClient, isGoneError, type Extents, type ObjectRef } from './atspi/atspi.client';
+import { hasState, IFACE, NULL_PATH, ROLE, ROOT_PATH, STATE } from './atspi/atspi.constants';
+import { AtspiTreeReader } from './atspi/atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
-import type { IncomingMessage } from './dbus.connection';
-import { hasState, orderCandidates, refKey, type Candidate } from './element-tree';
-import { focusElement, type FocusSteps } from './focus';
-import { recordFocusEvents } from './focus-events';
-import { interactabilityOf } from './interactability';
-import { toNutKeys } from './keys';
-import { nutInput, pressWithModifiers } from './nut.input';
-import { TreeCache } from './tree-cache';
-import { openX11Connection, type X11Connection } from './x11.connection';
-import { x11Typer } from './x11.keyboard';
+import type { IncomingMessage } from './dbus/dbus.connection';
+import { orderCandidates, refKey, type Candidate } from './listing/element-tree';
+import { focusElement, type FocusSteps } from './input/focus';
+import { recordFocusEvents } from './input/focus-events';
+import { interactabilityOf } from './listing/interactability';
+import { toNutKeys } from './input/keys';
+import { nutInput, pressWithModifiers } from './input/nut.input';
+import { TreeCache } from './listing/tree-cache';
+import { openX11Connection, type X11Connection } from './x11/x11.connection';
+import { x11Typer } from './x11/x11.keyboard';
 
 export interface LinuxDesktopOptions {
   /** DISPLAY and DBUS_SESSION_BUS_ADDRESS of the desktop (plus XAUTHORITY when needed). */

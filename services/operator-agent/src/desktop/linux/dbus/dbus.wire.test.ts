@@ -1,4 +1,4 @@
-import { parseCacheItem } from './atspi.tree';
+import { parseCacheItem } from '../atspi/atspi.tree';
 import {
   CallBatch,
   decodeMessage,

@@ -12,10 +12,10 @@
  *   scrolled into view inside a container where nothing listed moved).
  * Presses never use this for their decision: their re-check reads the element itself.
  */
-import type { Bounds } from '../desktop';
-import type { AtspiNode, ObjectRef } from './atspi.client';
+import type { Bounds } from '../../desktop';
+import type { AtspiNode, ObjectRef } from '../atspi/atspi.client';
 import { AppTree, isTreeEvent } from './app-tree';
-import type { IncomingMessage } from './dbus.connection';
+import type { IncomingMessage } from '../dbus/dbus.connection';
 import type { Candidate } from './element-tree';
 
 export const TREE_MAX_AGE_MS = 5000;

@@ -1,7 +1,7 @@
-import type { AtspiNode, ObjectRef } from './atspi.client';
-import { IFACE, ROLE, ROOT_PATH } from './atspi.constants';
+import type { AtspiNode, ObjectRef } from '../atspi/atspi.client';
+import { IFACE, ROLE, ROOT_PATH } from '../atspi/atspi.constants';
 import { AppTree, isTreeEvent } from './app-tree';
-import type { IncomingMessage } from './dbus.connection';
+import type { IncomingMessage } from '../dbus/dbus.connection';
 
 const BUS = ':1.0';
 const APP: ObjectRef = { bus: BUS, path: ROOT_PATH };

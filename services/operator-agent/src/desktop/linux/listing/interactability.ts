@@ -1,4 +1,4 @@
-import type { Interactability } from '../desktop';
+import type { Interactability } from '../../desktop';
 
 /**
  * AT-SPI role names of controls that take keyboard input by design. Other focusable elements

@@ -1,7 +1,7 @@
 import type { AtspiClient, ObjectRef } from './atspi.client';
 import { STATE } from './atspi.constants';
 import { AtspiTreeReader } from './atspi.tree';
-import { DBusCallError } from './dbus.connection';
+import { DBusCallError } from '../dbus/dbus.connection';
 
 /** One node of a fake application: its children, and whether the app's cache holds it. */
 interface FakeNode {

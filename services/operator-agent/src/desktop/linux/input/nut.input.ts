@@ -16,7 +16,7 @@ import {
   monotonicNow,
   timeLeft,
   type CallOptions,
-} from '../desktop';
+} from '../../desktop';
 import { allNutModifiers, type NutKey } from './keys';
 
 /** Key toggles by nut-js `Key` name ('LeftShift', 'A', 'Return' ...; keys.ts maps them). */

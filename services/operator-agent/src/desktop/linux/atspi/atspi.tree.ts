@@ -10,9 +10,8 @@ import {
   type AtspiNode,
   type ObjectRef,
 } from './atspi.client';
-import { CACHE_PATH, IFACE, STATE } from './atspi.constants';
-import { DBusCallError } from './dbus.connection';
-import { hasState } from './element-tree';
+import { CACHE_PATH, hasState, IFACE, STATE } from './atspi.constants';
+import { DBusCallError } from '../dbus/dbus.connection';
 
 /** Parses one `(so)(so)(so)iiassusau` entry of Cache.GetItems. */
 export function parseCacheItem(item: unknown): AtspiNode {

@@ -12,7 +12,7 @@
  * for the previous one to show (TypeOptions.settled).
  */
 import { ValidationError } from '@screenfleet/contracts';
-import { assertBeforeDeadline, monotonicNow, type CallOptions } from '../desktop';
+import { assertBeforeDeadline, monotonicNow, type CallOptions } from '../../desktop';
 import type { X11Connection } from './x11.connection';
 
 const KEYSYM = { return: 0xff0d, tab: 0xff09, shiftLeft: 0xffe1 } as const;

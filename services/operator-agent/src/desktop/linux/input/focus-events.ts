@@ -4,10 +4,10 @@
  * request. A state read can be stale: Chromium's browser process answers AT-SPI from its copy of
  * the page's tree, which lags the page (after a Tab, the element left still said focused).
  */
-import type { ObjectRef } from './atspi.client';
-import { asRef } from './atspi.client';
-import { IFACE } from './atspi.constants';
-import type { IncomingMessage } from './dbus.connection';
+import type { ObjectRef } from '../atspi/atspi.client';
+import { asRef } from '../atspi/atspi.client';
+import { IFACE } from '../atspi/atspi.constants';
+import type { IncomingMessage } from '../dbus/dbus.connection';
 
 /** What a wait saw first: the object focused, the element removed, or neither in time. */
 export type FocusOutcome = 'focused' | 'gone' | 'timeout';

@@ -1,7 +1,7 @@
-import type { ElementRef, UiElement } from '../desktop';
+import type { ElementRef, UiElement } from '../../desktop';
 import { focusElement, type FocusSteps } from './focus';
 import type { FocusOutcome } from './focus-events';
-import { clickOnlyFocuses } from './interactability';
+import { clickOnlyFocuses } from '../listing/interactability';
 
 function buildElement(overrides: Partial<UiElement> = {}): UiElement {
   return {

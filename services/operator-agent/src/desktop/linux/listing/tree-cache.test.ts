@@ -1,6 +1,6 @@
-import type { AtspiNode } from './atspi.client';
-import { IFACE, ROOT_PATH } from './atspi.constants';
-import type { IncomingMessage } from './dbus.connection';
+import type { AtspiNode } from '../atspi/atspi.client';
+import { IFACE, ROOT_PATH } from '../atspi/atspi.constants';
+import type { IncomingMessage } from '../dbus/dbus.connection';
 import { TreeCache } from './tree-cache';
 
 const APP = { bus: ':1.0', path: ROOT_PATH };

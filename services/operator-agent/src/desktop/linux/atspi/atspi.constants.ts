@@ -1,4 +1,7 @@
-/** AT-SPI names and numbers (at-spi2-core's xml/ and atspi-constants.h). */
+/**
+ * AT-SPI names and numbers (at-spi2-core's xml/ and atspi-constants.h), and how to read a state
+ * set.
+ */
 
 export const A11Y_BUS = { name: 'org.a11y.Bus', path: '/org/a11y/bus', iface: 'org.a11y.Bus' };
 /** The root object's path, on the registry and on every application alike. */
@@ -40,6 +43,12 @@ export const STATE = {
   visible: 30,
   managesDescendants: 31,
 } as const;
+
+/** Whether a state set (the two words AT-SPI sends) has the AtspiStateType `bit`. */
+export function hasState(states: readonly [number, number], bit: number): boolean {
+  const word = bit < 32 ? states[0] : states[1];
+  return ((word >>> (bit % 32)) & 1) === 1;
+}
 
 /** Every AtspiStateType by the name StateChanged events give it, as its bit number. */
 export const STATE_NAMES: Readonly<Record<string, number>> = Object.fromEntries(

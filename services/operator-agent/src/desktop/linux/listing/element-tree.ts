@@ -2,8 +2,8 @@
  * Pure: turns an application's AT-SPI nodes (in whatever order the cache returned them) into
  * the candidates for the element list, in document order, each with its window title.
  */
-import type { AtspiNode, ObjectRef } from './atspi.client';
-import { IFACE, ROLE, STATE } from './atspi.constants';
+import type { AtspiNode, ObjectRef } from '../atspi/atspi.client';
+import { hasState, IFACE, ROLE, STATE } from '../atspi/atspi.constants';
 
 export interface Candidate {
   node: AtspiNode;
@@ -15,11 +15,6 @@ export interface Candidate {
 
 export function refKey(ref: ObjectRef): string {
   return `${ref.bus}${ref.path}`;
-}
-
-export function hasState(states: readonly [number, number], bit: number): boolean {
-  const word = bit < 32 ? states[0] : states[1];
-  return ((word >>> (bit % 32)) & 1) === 1;
 }
 
 /** Focusable, showing and visible, with the Component interface (so it has screen bounds). */

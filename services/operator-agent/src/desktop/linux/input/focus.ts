@@ -19,9 +19,9 @@
  *   caret in); a button would be activated by a click, so it never is.
  */
 import { AppError, ConflictError } from '@screenfleet/contracts';
-import { ElementGoneError, timeLeft, type Bounds, type UiElement } from '../desktop';
+import { ElementGoneError, timeLeft, type Bounds, type UiElement } from '../../desktop';
 import type { FocusOutcome } from './focus-events';
-import { clickOnlyFocuses } from './interactability';
+import { clickOnlyFocuses } from '../listing/interactability';
 
 export interface FocusSteps {
   /** Starts recording the application's focus and removal events (before any request). */

@@ -6,7 +6,7 @@
  * application without that socket.
  */
 import { AppError } from '@screenfleet/contracts';
-import { DesktopUnavailableError } from '../desktop';
+import { DesktopUnavailableError } from '../../desktop';
 import {
   A11Y_BUS,
   COORD_TYPE_SCREEN,
@@ -26,7 +26,7 @@ import {
   type DBusCall,
   type DBusConnection,
   type IncomingMessage,
-} from './dbus.connection';
+} from '../dbus/dbus.connection';
 
 /** An accessible object: the unique bus name of its application and its object path. */
 export interface ObjectRef {
