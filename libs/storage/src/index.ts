@@ -2,6 +2,8 @@ export type {
   ContentDocument,
   NewContentDocument,
   ContentStore,
+  DeletedItems,
+  DeleteRange,
   InsertResult,
   StoredOcrResult,
   TimeRange,
