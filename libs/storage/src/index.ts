@@ -12,6 +12,7 @@ export type {
   SearchResult,
 } from './content-store';
 export { itemText, textLength } from './content-text';
+export { summariseDeleted } from './deleted-items';
 export {
   backfillSearchTerms,
   type SearchBackfillOptions,

@@ -326,7 +326,9 @@ export function describeContentStoreContract(
         await seed();
 
         const first = await store.deleteRange({ to: t(10) }, { limit: 2 });
-        expect(first.counts).toEqual([{ device_name: 'device-1', content_type: 'frames', items: 2 }]);
+        expect(first.counts).toEqual([
+          { device_name: 'device-1', content_type: 'frames', items: 2 },
+        ]);
         expect(ids((await scanAll(everything, 10)).flat())).toEqual(['c', 'd', 'e']);
         await store.deleteRange({ to: t(10) }, { limit: 2 });
         const last = await store.deleteRange({ to: t(10) }, { limit: 2 });
@@ -361,9 +363,7 @@ export function describeContentStoreContract(
         await store.deleteRange({ device: 'device-2' }, { limit: 100 });
 
         expect(await store.search(query)).toEqual({ items: [], total: 0 });
-        expect(await store.filePathsInUse(['/v/1.mp4', '/v/2.mp4'])).toEqual(
-          new Set(['/v/1.mp4']),
-        );
+        expect(await store.filePathsInUse(['/v/1.mp4', '/v/2.mp4'])).toEqual(new Set(['/v/1.mp4']));
       });
     });
 

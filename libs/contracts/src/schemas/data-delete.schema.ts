@@ -106,7 +106,11 @@ function resolveRange(body: Spellings<'start_time' | 'start' | 'end_time' | 'end
       },
     );
   }
-  return { errors, ...(start !== undefined ? { start } : {}), ...(end !== undefined ? { end } : {}) };
+  return {
+    errors,
+    ...(start !== undefined ? { start } : {}),
+    ...(end !== undefined ? { end } : {}),
+  };
 }
 
 /** A valid delete-range body (validators.dataDeleteRangeRequest passed) as one spelling. */
@@ -115,7 +119,11 @@ export function toDataDeleteRange(
 ): DataDeleteRange {
   const { start, end } = resolveRange(body);
   if (start === undefined || end === undefined) throw new RangeError('not a valid delete range');
-  return { start, end, ...(body.device_name !== undefined ? { device_name: body.device_name } : {}) };
+  return {
+    start,
+    end,
+    ...(body.device_name !== undefined ? { device_name: body.device_name } : {}),
+  };
 }
 
 const deviceSpellings = ['device_name', 'machine_id', 'device_id'] as const;
