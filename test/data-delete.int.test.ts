@@ -141,11 +141,17 @@ describe.each(modes)('deleting captured data in %s mode', (mode) => {
     expect(again).toMatchObject({ status: 200, body: zeros });
     expect(await ofDevice(system, device)).toHaveLength(1);
     expect(existsSync(media('desk/shared.mp4'))).toBe(true);
-    // One audit line per delete, with the token's id.
-    const audit = system
-      .gatewayLog()
-      .split('\n')
-      .filter((line) => line.includes('"audit":"data"') && line.includes(device));
+    // One audit line per delete, with the token's id (the log reaches this process after the
+    // answer: wait for it).
+    const auditLines = () =>
+      system
+        .gatewayLog()
+        .split('\n')
+        .filter((line) => line.includes('"audit":"data"') && line.includes(device));
+    const audit = await waitUntil(
+      () => Promise.resolve(auditLines()),
+      (lines) => lines.length >= 2,
+    );
     expect(audit).toHaveLength(2);
     expect(audit[0]).toContain('"tokenId":"test-all"');
     expect(audit[0]).toContain('"action":"delete-range"');
