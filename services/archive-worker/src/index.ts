@@ -269,7 +269,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
   /**
    * A delete of captured data over archive.rpc (POST /data/delete-range, /data/delete-device):
    * never beside a pass, a restore or a rekey (the task lease), whether the archive is enabled
-   * or not. One audit line per delete (the gateway logs who asked, with the same request id).
+   * or not. The gateway's audit line says who asked; this log line says what went.
    */
   async function deleteData(
     request: DataDeleteCommandRequest,
