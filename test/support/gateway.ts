@@ -14,7 +14,15 @@ export const tokens = {
   all: {
     id: 'test-all',
     token: 'test-token-all-scopes-0001',
-    scopes: ['ingest', 'search', 'operator', 'archive:read', 'archive:write', 'metrics'],
+    scopes: [
+      'ingest',
+      'search',
+      'operator',
+      'archive:read',
+      'archive:write',
+      'data:delete',
+      'metrics',
+    ],
   },
   ingestDesk1: {
     id: 'test-desk1',
@@ -27,6 +35,12 @@ export const tokens = {
     id: 'test-search-desk1',
     token: 'test-token-search-desk-1-01',
     scopes: ['search'],
+    devices: ['desk-1'],
+  },
+  deleteDesk1: {
+    id: 'test-delete-desk1',
+    token: 'test-token-delete-desk-1-01',
+    scopes: ['data:delete', 'ingest'],
     devices: ['desk-1'],
   },
   archiveReader: {

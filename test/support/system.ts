@@ -35,6 +35,8 @@ export interface RunningSystem {
   content: ContentStore;
   dataDir: string;
   archiveDir: string;
+  /** The gateway's log so far, as text (embedded: the launcher's whole output). */
+  gatewayLog(): string;
   /** Distributed mode only (embedded runs them in one process): stops one service's process. */
   stopService?: (service: 'ingest-worker' | 'archive-worker') => Promise<void>;
   stop(): Promise<void>;
@@ -126,6 +128,7 @@ async function startDistributedSystem(
       content,
       dataDir,
       archiveDir,
+      gatewayLog: () => gateway.lines.map((line) => JSON.stringify(line)).join('\n'),
       stopService: async (service) => {
         await byName[service].stop('SIGTERM');
       },
@@ -172,6 +175,7 @@ async function startEmbeddedSystem(
       content: createSqliteContentStore({ database }),
       dataDir,
       archiveDir,
+      gatewayLog: () => launcher.output(),
       stop,
     };
   } catch (error) {

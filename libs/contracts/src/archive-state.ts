@@ -37,6 +37,33 @@ export interface ArchivedChunkCleanup {
   media_paths: string[];
 }
 
+/**
+ * Archived items deleted (POST /data/delete-range, /data/delete-device): an item in a chunk
+ * archived at or before `deleted_at`, whose time is in [from, to) (a null bound: unbounded) and
+ * whose device is `device_name` (null: every device), is never restored. A chunk archived after
+ * `deleted_at` holds items that were stored again after the delete, and those restore as usual.
+ */
+export interface ArchiveDeletedRange {
+  from: Date | null;
+  to: Date | null;
+  device_name: string | null;
+  deleted_at: Date;
+}
+
+/** True when `deleted` covers an item of `device` at `timestamp` in a chunk archived at `archivedAt`. */
+export function deletedRangeCovers(
+  deleted: ArchiveDeletedRange,
+  item: { device_name: string; timestamp: Date },
+  archivedAt: Date,
+): boolean {
+  return (
+    archivedAt <= deleted.deleted_at &&
+    (deleted.device_name === null || deleted.device_name === item.device_name) &&
+    (deleted.from === null || item.timestamp >= deleted.from) &&
+    (deleted.to === null || item.timestamp < deleted.to)
+  );
+}
+
 /** The one archive state document: a restart, or another worker, resumes from it. */
 export interface ArchiveState {
   settings: ArchiveSettings;
@@ -68,6 +95,11 @@ export interface ArchiveState {
    * from before key ids: then learnt from the manifests at start.
    */
   sealed_with?: string[];
+  /**
+   * Deleted ranges of archived items, oldest first (ArchiveDeletedRange): a restore skips what
+   * they cover. Only added to by a delete that covered archived items; absent until then.
+   */
+  deleted_ranges?: ArchiveDeletedRange[];
 }
 
 /** The state of an archive that never ran: the given settings, no progress. */

@@ -184,7 +184,7 @@ it('when an archive command names an unknown action, then the error lists the kn
     {
       path: 'action',
       rule: 'enum',
-      detail: 'action must be one of: status, run, configure, init, restore',
+      detail: 'action must be one of: status, run, configure, init, restore, delete',
     },
   ]);
 });

@@ -64,6 +64,9 @@ const validatorFor: Partial<Record<ComponentName, Validator<unknown>>> = {
   ErrorBody: validators.errorBody,
   SearchAnswer: validators.searchAnswer,
   WhoAmI: validators.whoAmI,
+  DataDeleteRangeRequest: validators.dataDeleteRangeRequest,
+  DataDeleteDeviceRequest: validators.dataDeleteDeviceRequest,
+  DataDeleteResult: validators.dataDeleteResult,
 };
 
 const componentOf = (media: Media): ComponentName =>

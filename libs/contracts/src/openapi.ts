@@ -12,6 +12,11 @@ import {
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
 import { whoAmISchema } from './schemas/auth.schema';
+import {
+  dataDeleteDeviceRequestSchema,
+  dataDeleteRangeRequestSchema,
+  dataDeleteResultSchema,
+} from './schemas/data-delete.schema';
 import { dateTimeSchema, deviceNameSchema } from './schemas/common';
 import {
   listedElementSchema,
@@ -77,6 +82,9 @@ const componentSchemas = {
   DeviceName: deviceNameSchema,
   DateTimeWithOffset: dateTimeSchema,
   WhoAmI: whoAmISchema,
+  DataDeleteRangeRequest: dataDeleteRangeRequestSchema,
+  DataDeleteDeviceRequest: dataDeleteDeviceRequestSchema,
+  DataDeleteResult: dataDeleteResultSchema,
 } as const;
 export type ComponentName = keyof typeof componentSchemas;
 
@@ -160,7 +168,8 @@ export function toJsonSchema2020(
   return convert(schema, true);
 }
 
-export type ApiScope = 'ingest' | 'operator' | 'archive:read' | 'archive:write' | 'search';
+export type ApiScope =
+  'ingest' | 'operator' | 'archive:read' | 'archive:write' | 'search' | 'data:delete';
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 502 | 503 | 504;
 
 interface Example {
@@ -181,7 +190,7 @@ export interface ApiOperation {
   method: 'get' | 'post';
   path: string;
   operationId: string;
-  tag: 'ingest' | 'search' | 'operator' | 'archive' | 'auth' | 'meta';
+  tag: 'ingest' | 'search' | 'operator' | 'archive' | 'data' | 'auth' | 'meta';
   summary: string;
   description: string;
   /** Null: served without a token. `any`: any valid token (or the tokenless loopback grant). */
@@ -675,6 +684,83 @@ export const apiOperations: readonly ApiOperation[] = [
     errors: [...archiveErrors, ...bodyErrors, 409],
   },
   {
+    method: 'post',
+    path: '/data/delete-range',
+    operationId: 'dataDeleteRange',
+    tag: 'data',
+    summary: 'Delete what was captured in a time range',
+    description:
+      "screenpipe's route. The items of [start, end) (of one device when `device_name` is " +
+      'given) leave the content store and search, with the media files under ARCHIVE_MEDIA_ROOT ' +
+      'that no remaining item names; archived items of the range are recorded as deleted, so no ' +
+      'restore brings them back (`archived_items_deleted` counts them). Bounds as ' +
+      "`start_time`/`end_time` or screenpipe's `start`/`end` (one spelling each; its " +
+      '`local_only` is ignored); `end` exclusive, so a 400 names both fields when it is not after ' +
+      'the start. Idempotent: a repeated delete answers zeros. A token bound to devices must ' +
+      'name one of its own (403 otherwise). Never beside an archive pass, restore or rekey: it ' +
+      'waits up to 5 s for one to end, then is a 409 naming it. Answered by the archive worker ' +
+      '(503 when none runs).',
+    scope: 'data:delete',
+    request: {
+      schema: 'DataDeleteRangeRequest',
+      required: true,
+      examples: {
+        hour: {
+          summary: "One device's hour",
+          value: {
+            start_time: '2026-11-01T10:00:00Z',
+            end_time: '2026-11-01T11:00:00Z',
+            device_name: 'MacBook Pro',
+          },
+        },
+        screenpipe: {
+          summary: "As screenpipe's desktop app sends it",
+          value: { start: '2026-11-01T10:00:00Z', end: '2026-11-01T10:15:00Z', local_only: true },
+        },
+      },
+    },
+    response: {
+      schema: 'DataDeleteResult',
+      description: 'What was deleted.',
+      example: {
+        success: true,
+        message:
+          'deleted 42 items and 3 media files of device "MacBook Pro" from 2026-11-01T10:00:00Z to 2026-11-01T11:00:00Z; 0 archived items will never be restored',
+        items_deleted: 42,
+        frames_deleted: 40,
+        audio_transcriptions_deleted: 2,
+        media_files_deleted: 3,
+        video_files_deleted: 3,
+        audio_files_deleted: 0,
+        archived_items_deleted: 0,
+        archived_objects_unreadable: 0,
+        devices: [{ device_name: 'MacBook Pro', items_deleted: 42, archived_items_deleted: 0 }],
+      },
+    },
+    errors: [...archiveErrors, ...bodyErrors, 409],
+  },
+  {
+    method: 'post',
+    path: '/data/delete-device',
+    operationId: 'dataDeleteDevice',
+    tag: 'data',
+    summary: 'Delete everything a device captured',
+    description:
+      'As /data/delete-range over all time for one device: its items, search entries, ' +
+      'unreferenced media files, and its archived items recorded as deleted. The device as ' +
+      "`device_name`, or screenpipe's `machine_id` (its app) or `device_id` (its docs): exactly " +
+      'one. Idempotent. A token bound to devices deletes only its own (403 otherwise, whether ' +
+      'or not the device has data).',
+    scope: 'data:delete',
+    request: {
+      schema: 'DataDeleteDeviceRequest',
+      required: true,
+      examples: { device: { summary: 'One device', value: { device_name: 'old-laptop' } } },
+    },
+    response: { schema: 'DataDeleteResult', description: 'What was deleted.' },
+    errors: [...archiveErrors, ...bodyErrors, 409],
+  },
+  {
     method: 'get',
     path: '/auth/whoami',
     operationId: 'whoAmI',
@@ -827,6 +913,8 @@ const scopeText: Record<ApiScope | 'any', string> = {
     'Scope `archive:write`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
   search:
     'Scope `search`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
+  'data:delete':
+    'Scope `data:delete`; always needs a token (never granted by the tokenless loopback switch).',
 };
 
 const schemaRef = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
@@ -936,6 +1024,7 @@ export function buildOpenApiDocument(): JsonObject {
         description: "Key presses, clicks and typing into a device's desktop (experimental).",
       },
       { name: 'archive', description: 'Moving old items to an archive store and back.' },
+      { name: 'data', description: 'Deleting what was captured.' },
       { name: 'auth', description: "The caller's own grant." },
       { name: 'meta', description: 'This description.' },
     ],
@@ -948,7 +1037,8 @@ export function buildOpenApiDocument(): JsonObject {
           scheme: 'bearer',
           description:
             'Authorization: Bearer <token>. Tokens (GATEWAY_TOKENS) carry scopes (`ingest`, ' +
-            '`search`, `operator`, `archive:read`, `archive:write`) and may be bound to device ' +
+            '`search`, `operator`, `archive:read`, `archive:write`, `data:delete`) and may be ' +
+            'bound to device ' +
             'names; each ' +
             "route's scope is in its security requirement and description.",
         },

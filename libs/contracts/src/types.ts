@@ -14,6 +14,13 @@ import type {
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
 import type { whoAmISchema } from './schemas/auth.schema';
+import type {
+  dataDeleteCommandRequestSchema,
+  dataDeleteDeviceRequestSchema,
+  dataDeletedCountsSchema,
+  dataDeleteRangeRequestSchema,
+  dataDeleteResultSchema,
+} from './schemas/data-delete.schema';
 import type { contentBatchSchema } from './schemas/messages.schema';
 import type {
   listedElementSchema,
@@ -78,3 +85,8 @@ export type SearchAnswerItem = FromSchema<typeof searchAnswerItemSchema>;
 export type SearchOcrContent = FromSchema<typeof searchOcrContentSchema>;
 export type SearchAudioContent = FromSchema<typeof searchAudioContentSchema>;
 export type WhoAmI = FromSchema<typeof whoAmISchema>;
+export type DataDeleteRangeRequest = FromSchema<typeof dataDeleteRangeRequestSchema>;
+export type DataDeleteDeviceRequest = FromSchema<typeof dataDeleteDeviceRequestSchema>;
+export type DataDeleteCommandRequest = FromSchema<typeof dataDeleteCommandRequestSchema>;
+export type DataDeletedCounts = FromSchema<typeof dataDeletedCountsSchema>;
+export type DataDeleteResult = FromSchema<typeof dataDeleteResultSchema>;

@@ -10,6 +10,13 @@ import {
   archiveRestoreRequestSchema,
 } from './schemas/archive.schema';
 import { whoAmISchema } from './schemas/auth.schema';
+import {
+  dataDeleteDeviceErrors,
+  dataDeleteDeviceRequestSchema,
+  dataDeleteRangeErrors,
+  dataDeleteRangeRequestSchema,
+  dataDeleteResultSchema,
+} from './schemas/data-delete.schema';
 import { contentBatchSchema, envelopeSchema } from './schemas/messages.schema';
 import {
   listElementsRequestSchema,
@@ -53,6 +60,9 @@ import type {
   OperatorResult,
   PressKeyRequest,
   ClickByIndexRequest,
+  DataDeleteDeviceRequest,
+  DataDeleteRangeRequest,
+  DataDeleteResult,
   TypeByIndexRequest,
   SearchAnswer,
   SearchReply,
@@ -93,7 +103,11 @@ export const validators = {
     archiveCommandSchema,
     'archive command',
     (command) =>
-      command.action === 'restore' ? archiveRestoreRangeErrors(command.request, 'request.') : [],
+      command.action === 'restore'
+        ? archiveRestoreRangeErrors(command.request, 'request.')
+        : command.action === 'delete'
+          ? deleteCommandRangeErrors(command.request)
+          : [],
   ),
   archiveReply: compileValidator<ArchiveReply>(archiveReplySchema, 'archive reply'),
   archiveActionResult: compileValidator<ArchiveActionResult>(
@@ -117,4 +131,22 @@ export const validators = {
   searchReply: compileValidator<SearchReply>(searchReplySchema, 'search reply'),
   searchAnswer: compileValidator<SearchAnswer>(searchAnswerSchema, 'search answer'),
   whoAmI: compileValidator<WhoAmI>(whoAmISchema, 'whoami answer'),
+  dataDeleteRangeRequest: compileValidator<DataDeleteRangeRequest>(
+    dataDeleteRangeRequestSchema,
+    'delete-range request',
+    (request) => dataDeleteRangeErrors(request),
+  ),
+  dataDeleteDeviceRequest: compileValidator<DataDeleteDeviceRequest>(
+    dataDeleteDeviceRequestSchema,
+    'delete-device request',
+    (request) => dataDeleteDeviceErrors(request),
+  ),
+  dataDeleteResult: compileValidator<DataDeleteResult>(dataDeleteResultSchema, 'delete result'),
 };
+
+/** A delete command's bounds, when both are given, must hold something (`to` is exclusive). */
+function deleteCommandRangeErrors(request: { from?: string; to?: string }) {
+  return request.from !== undefined && request.to !== undefined
+    ? archiveRestoreRangeErrors({ from: request.from, to: request.to }, 'request.')
+    : [];
+}

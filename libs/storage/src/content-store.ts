@@ -48,6 +48,27 @@ export interface TimeRange {
   device?: string;
 }
 
+/** What a delete covers: [from, to), either bound absent for no bound, of one device when given. */
+export interface DeleteRange {
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+  device?: string;
+}
+
+/** What one deleteRange call removed. */
+export interface DeletedItems {
+  /**
+   * How many items went, by device and content type (those with none are left out): what the
+   * per-device counters lose. The SQLite adapter computes it inside the transaction that deletes
+   * the items, so a counter update placed there commits with them.
+   */
+  counts: Array<{ device_name: string; content_type: ContentType; items: number }>;
+  /** The distinct non-null file paths the deleted items named (their media files). */
+  filePaths: string[];
+}
+
 /** What GET /search asks the store (the gateway parsed and resolved it; see libs/contracts). */
 export interface SearchQuery {
   /**
@@ -121,6 +142,13 @@ export interface ContentStore {
   countRange(range: TimeRange): Promise<number>;
   /** Returns how many were deleted (their claims go with them); unknown ids are ignored. */
   deleteByIds(ids: string[]): Promise<number>;
+  /**
+   * Deletes at most `limit` items of the range, oldest first, with their search entries and
+   * claims, in one transaction (SQLite: one writer operation, so the writer thread is never held
+   * longer than that many deletes take). Fewer than `limit` deleted: the range is empty now. A
+   * call on an empty range deletes nothing and answers no counts.
+   */
+  deleteRange(range: DeleteRange, options: { limit: number }): Promise<DeletedItems>;
   /**
    * Which of these file paths some stored item still names: the archive worker deletes a media
    * file only when none does (many frames share one video file).

@@ -2,6 +2,8 @@ export type {
   ContentDocument,
   NewContentDocument,
   ContentStore,
+  DeletedItems,
+  DeleteRange,
   InsertResult,
   StoredOcrResult,
   TimeRange,
@@ -10,6 +12,7 @@ export type {
   SearchResult,
 } from './content-store';
 export { itemText, textLength } from './content-text';
+export { summariseDeleted } from './deleted-items';
 export {
   backfillSearchTerms,
   type SearchBackfillOptions,

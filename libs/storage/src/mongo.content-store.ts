@@ -10,6 +10,7 @@ import {
 import type {
   ContentDocument,
   ContentStore,
+  DeleteRange,
   InsertResult,
   NewContentDocument,
   SearchOptions,
@@ -25,6 +26,7 @@ import {
   withoutSearchFields,
   type StoredItem,
 } from './mongo.content-search';
+import { summariseDeleted } from './deleted-items';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions {
@@ -113,6 +115,28 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         const result = await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
         return result.deletedCount;
+      }),
+
+    deleteRange: (range, { limit }) =>
+      translated('deleteRange', async () => {
+        if (!Number.isInteger(limit) || limit < 1) {
+          throw new RangeError(`limit must be a positive integer, got ${limit}`);
+        }
+        const found = await items
+          .find(deleteFilter(range), {
+            projection: { _id: 1, device_name: 1, content_type: 1, file_path: 1 },
+          })
+          .sort({ timestamp: 1, _id: 1 })
+          .limit(limit)
+          .toArray();
+        if (found.length === 0) return { counts: [], filePaths: [] };
+        const ids = found.map((doc) => doc._id);
+        // No transactions here (FerretDB): counters kept per device are decremented after this,
+        // from the counts, which are of the items this call found and deleted. The archive
+        // worker's task lease keeps any other delete of these items away meanwhile.
+        await items.deleteMany({ _id: { $in: ids } });
+        await claims.deleteMany({ owner: { $in: ids } });
+        return summariseDeleted(found);
       }),
 
     filePathsInUse: (paths) =>
@@ -277,6 +301,17 @@ async function* scanChunks(
 function rangeFilter(range: TimeRange): Filter<StoredItem> {
   const timestamp = range.from ? { $gte: range.from, $lt: range.to } : { $lt: range.to };
   return range.device === undefined ? { timestamp } : { device_name: range.device, timestamp };
+}
+
+function deleteFilter(range: DeleteRange): Filter<StoredItem> {
+  const timestamp = {
+    ...(range.from ? { $gte: range.from } : {}),
+    ...(range.to ? { $lt: range.to } : {}),
+  };
+  return {
+    ...(range.device !== undefined ? { device_name: range.device } : {}),
+    ...(range.from || range.to ? { timestamp } : {}),
+  };
 }
 
 async function translated<T>(operation: string, run: () => Promise<T>): Promise<T> {

@@ -15,7 +15,9 @@ import {
   contentRow,
   contentTables,
   deleteItemRows,
+  deleteRangeRows,
   ensureContentSchema,
+  type DeleteRangeMs,
   insertContentRow,
 } from './sqlite.content-schema';
 import {
@@ -83,6 +85,15 @@ export const writeOperations = {
 
   'content.delete': ({ sql }: WriterConnection, { table, ids }: { table: string; ids: string[] }) =>
     deleteItemRows(sql, contentTables(table), ids),
+
+  /**
+   * One bounded chunk of a delete (ContentStore.deleteRange). Per-device counters kept in this
+   * database are decremented here, from the counts, in the same transaction.
+   */
+  'content.deleteRange': (
+    { sql }: WriterConnection,
+    { table, range, limit }: { table: string; range: DeleteRangeMs; limit: number },
+  ) => deleteRangeRows(sql, contentTables(table), range, limit),
 
   'archiveState.schema': ({ db }: WriterConnection, t: StateTables) =>
     ensureArchiveStateSchema(db, archiveStateTables(t.table, t.leaseTable)),

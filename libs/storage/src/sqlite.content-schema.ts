@@ -1,6 +1,7 @@
 import { isStorableTimestamp, searchWords } from '@screenfleet/contracts';
 import type Database from 'libsql';
-import type { ContentDocument, NewContentDocument } from './content-store';
+import type { ContentDocument, DeletedItems, NewContentDocument } from './content-store';
+import { summariseDeleted } from './deleted-items';
 import { itemText, textLength } from './content-text';
 import { tableName } from './sqlite-connection';
 import { fromJson, toJson } from './sqlite-json';
@@ -319,4 +320,56 @@ export function deleteItemRows(sql: Statements, tables: ContentTables, ids: stri
   ).run(json);
   return sql(`DELETE FROM ${tables.table} WHERE id IN (SELECT value FROM json_each(?))`).run(json)
     .changes;
+}
+
+/** What deleteRangeRows selects: a delete's range (libs/storage DeleteRange), in milliseconds. */
+export interface DeleteRangeMs {
+  fromMs?: number;
+  toMs?: number;
+  device?: string;
+}
+
+/**
+ * Deletes the oldest `limit` items of the range (with their search rows and claims) and says
+ * what went, by device and type, and which files they named. Runs inside the writer's
+ * transaction: the per-device counters' decrement belongs here, beside the delete, so that it
+ * commits with it (the counts are at hand).
+ */
+export function deleteRangeRows(
+  sql: Statements,
+  tables: ContentTables,
+  range: DeleteRangeMs,
+  limit: number,
+): DeletedItems {
+  const clauses: string[] = [];
+  const params: Array<string | number> = [];
+  if (range.fromMs !== undefined) {
+    clauses.push('timestamp_ms >= ?');
+    params.push(range.fromMs);
+  }
+  if (range.toMs !== undefined) {
+    clauses.push('timestamp_ms < ?');
+    params.push(range.toMs);
+  }
+  if (range.device !== undefined) {
+    clauses.push('device_name = ?');
+    params.push(range.device);
+  }
+  const where = clauses.length > 0 ? clauses.join(' AND ') : '1';
+  const rows = sql(
+    `SELECT id, device_name, content_type, file_path FROM ${tables.table} WHERE ${where}
+     ORDER BY timestamp_ms, id LIMIT ?`,
+  ).all(...params, limit) as Array<{
+    id: string;
+    device_name: string;
+    content_type: ContentDocument['content_type'];
+    file_path: string | null;
+  }>;
+  if (rows.length === 0) return { counts: [], filePaths: [] };
+  deleteItemRows(
+    sql,
+    tables,
+    rows.map((row) => row.id),
+  );
+  return summariseDeleted(rows);
 }

@@ -155,6 +155,24 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
         return writer.write('content.delete', { table: name, ids }, ids.length);
       }),
 
+    deleteRange: (range, { limit }) =>
+      translated('deleteRange', async ({ writer }) => {
+        positiveLimit(limit);
+        return writer.write(
+          'content.deleteRange',
+          {
+            table: name,
+            range: {
+              ...(range.from ? { fromMs: range.from.getTime() } : {}),
+              ...(range.to ? { toMs: range.to.getTime() } : {}),
+              ...(range.device !== undefined ? { device: range.device } : {}),
+            },
+            limit,
+          },
+          limit,
+        );
+      }),
+
     filePathsInUse: (paths) =>
       translated('filePathsInUse', async ({ readers }) => {
         if (paths.length === 0) return new Set<string>();
@@ -172,6 +190,12 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
 
     close: () => source.close(),
   };
+}
+
+function positiveLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  }
 }
 
 /** [from, to), optionally one device's: served by one of the two (…, timestamp_ms, id) indexes. */

@@ -117,6 +117,20 @@ export function describeArchiveStateStoreContract(
         expect(await open().load(buildState())).toEqual(extended);
       });
 
+      it('when deleted ranges are recorded one update after another, then they come back in order with their Dates and nulls', async () => {
+        const store = open();
+        await store.load(buildState());
+        const first = { from: at(1), to: at(2), device_name: 'MacBook Pro', deleted_at: at(3) };
+        const second = { from: null, to: null, device_name: 'laptop', deleted_at: at(4) };
+        await store.update({ deleted_ranges: [first] });
+        await store.update({ deleted_ranges: [first, second] });
+
+        const loaded = await open().load(buildState());
+        expect(loaded.deleted_ranges).toEqual([first, second]);
+        expect(loaded.deleted_ranges![0]!.from).toBeInstanceOf(Date);
+        expect(loaded.deleted_ranges![1]!.deleted_at).toBeInstanceOf(Date);
+      });
+
       it('when save comes before any load, then it is stored', async () => {
         const saved = buildState({ failures: 5 });
         await open().save(saved);

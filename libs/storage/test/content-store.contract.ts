@@ -275,6 +275,98 @@ export function describeContentStoreContract(
       });
     });
 
+    describe('deleteRange', () => {
+      const seed = () =>
+        store.insertItems([
+          buildItem({ _id: 'a', timestamp: t(1), file_path: '/v/1.mp4' }),
+          buildItem({ _id: 'b', timestamp: t(2), file_path: '/v/1.mp4' }),
+          buildItem({
+            _id: 'c',
+            timestamp: t(3),
+            content_type: 'transcription',
+            file_path: null,
+            ocr_results: [],
+            transcription: { text: 'hello there', engine: null },
+          }),
+          buildItem({ _id: 'd', timestamp: t(4), device_name: 'device-2', file_path: '/v/2.mp4' }),
+          buildItem({ _id: 'e', timestamp: t(5), file_path: '/v/3.mp4' }),
+        ]);
+      const sorted = (counts: Awaited<ReturnType<ContentStore['deleteRange']>>['counts']) =>
+        [...counts].sort((x, y) =>
+          `${x.device_name}/${x.content_type}`.localeCompare(`${y.device_name}/${y.content_type}`),
+        );
+
+      it('when a range is deleted, then its items go (from inclusive, to exclusive) and the answer counts them by device and type with their files', async () => {
+        await seed();
+
+        const deleted = await store.deleteRange({ from: t(2), to: t(5) }, { limit: 100 });
+
+        expect(sorted(deleted.counts)).toEqual([
+          { device_name: 'device-1', content_type: 'frames', items: 1 },
+          { device_name: 'device-1', content_type: 'transcription', items: 1 },
+          { device_name: 'device-2', content_type: 'frames', items: 1 },
+        ]);
+        expect(deleted.filePaths.sort()).toEqual(['/v/1.mp4', '/v/2.mp4']);
+        expect(ids((await scanAll(everything, 10)).flat())).toEqual(['a', 'e']);
+      });
+
+      it('when a device is named, then only its items go, and no bounds mean all of its time', async () => {
+        await seed();
+
+        const deleted = await store.deleteRange({ device: 'device-1' }, { limit: 100 });
+
+        expect(sorted(deleted.counts)).toEqual([
+          { device_name: 'device-1', content_type: 'frames', items: 3 },
+          { device_name: 'device-1', content_type: 'transcription', items: 1 },
+        ]);
+        expect(ids((await scanAll(everything, 10)).flat())).toEqual(['d']);
+      });
+
+      it('when the range holds more than the limit, then the oldest go first, and repeating empties it', async () => {
+        await seed();
+
+        const first = await store.deleteRange({ to: t(10) }, { limit: 2 });
+        expect(first.counts).toEqual([
+          { device_name: 'device-1', content_type: 'frames', items: 2 },
+        ]);
+        expect(ids((await scanAll(everything, 10)).flat())).toEqual(['c', 'd', 'e']);
+        await store.deleteRange({ to: t(10) }, { limit: 2 });
+        const last = await store.deleteRange({ to: t(10) }, { limit: 2 });
+
+        expect(last.counts.reduce((n, c) => n + c.items, 0)).toBe(1);
+        expect(await store.countRange(everything)).toBe(0);
+      });
+
+      it('when the range is deleted again, then nothing is deleted and nothing is counted', async () => {
+        await seed();
+        await store.deleteRange({ from: t(1), to: t(3) }, { limit: 100 });
+
+        expect(await store.deleteRange({ from: t(1), to: t(3) }, { limit: 100 })).toEqual({
+          counts: [],
+          filePaths: [],
+        });
+        expect(await store.countRange(everything)).toBe(3);
+      });
+
+      it('when items are deleted, then search no longer finds them and their paths are no longer in use', async () => {
+        await seed();
+        const query = {
+          terms: ['hello'],
+          contentTypes: ['frames', 'transcription'] as ContentDocument['content_type'][],
+          order: 'newest' as const,
+          limit: 10,
+          offset: 0,
+        };
+        expect((await store.search(query)).total).toBe(1);
+
+        await store.deleteRange({ from: t(3), to: t(4) }, { limit: 100 });
+        await store.deleteRange({ device: 'device-2' }, { limit: 100 });
+
+        expect(await store.search(query)).toEqual({ items: [], total: 0 });
+        expect(await store.filePathsInUse(['/v/1.mp4', '/v/2.mp4'])).toEqual(new Set(['/v/1.mp4']));
+      });
+    });
+
     describe('filePathsInUse', () => {
       it('when some paths are named by stored items, then exactly those come back', async () => {
         await store.insertItems([

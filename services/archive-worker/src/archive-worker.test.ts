@@ -136,4 +136,28 @@ describe('archive worker commands', () => {
     });
     expect(allowed).toMatchObject({ outcome: 'ok', restored: 0 });
   });
+
+  it('when a delete is asked while another task holds the archive, then it is refused as a conflict naming it and deletes nothing; once free it deletes and answers counts', async () => {
+    const { worker, call, state, content } = setup();
+    await worker.start();
+    await state.acquireLease('restore other-worker#1', 60_000, now, 'task');
+    const request = { from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' };
+
+    const refused = await call({ action: 'delete', request });
+    expect(content.items.size).toBe(3);
+    await state.releaseLease('restore other-worker#1', 'task');
+    const deleted = await call({ action: 'delete', request });
+
+    expect(refused).toMatchObject({
+      outcome: 'refused',
+      code: 'conflict',
+      message: expect.stringMatching(/busy with a restore/),
+    });
+    expect(deleted).toMatchObject({
+      outcome: 'ok',
+      deleted: { items_deleted: 3, archived_items_deleted: 0 },
+      status: { pending_count: 0 },
+    });
+    expect(content.items.size).toBe(0);
+  }, 15_000);
 });

@@ -3,6 +3,7 @@ import {
   queueNames,
   type ArchiveCommand,
   type ArchiveReply,
+  type DataDeleteCommandRequest,
   type ArchiveRestoreRequest,
   type ArchiveSettings,
   type ArchiveStatus,
@@ -24,6 +25,7 @@ import {
 import type { ArchiveKeyring } from './domain/chunk-codec';
 import { refuseRestoreWhileEnabled, restoreLastError, restoreRange } from './domain/restore';
 import { taskHolder, withTaskLease } from './domain/archive-task';
+import { deleteCaptured, toDeletedCounts } from './domain/delete-data';
 import { createArchiveLoop } from './entry/archive-loop';
 import { createArchiveRpcHandler } from './entry/archive.rpc';
 import { createArchiveMetrics } from './metrics';
@@ -60,6 +62,12 @@ export { chunkKeys } from './domain/manifest';
 export { createLocalMediaFiles, createLocalMediaWriter } from './local-media-files';
 export { openArchiveStore } from './open-stores';
 
+/**
+ * Items per content store delete: one transaction each (one writer operation in the embedded
+ * mode, a few milliseconds), so captures keep being written between the chunks of a large delete.
+ */
+const DELETE_CHUNK_ITEMS = 500;
+
 /** archive.rpc requests handled at once by one worker. */
 const RPC_PREFETCH = 8;
 
@@ -67,7 +75,7 @@ export interface ArchiveWorkerDeps {
   bus: Pick<Bus, 'serve'>;
   content: Pick<
     ContentStore,
-    'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems'
+    'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems' | 'deleteRange'
   >;
   archive: Pick<
     ArchiveStore,
@@ -201,6 +209,8 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
         break;
       case 'restore':
         return restore(command.request);
+      case 'delete':
+        return deleteData(command.request);
     }
     return { outcome: 'ok', status: await status() };
   }
@@ -234,6 +244,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
             keys: openKeysFor(deps.keyring, current),
             ...(deps.mediaWriter ? { media: deps.mediaWriter } : {}),
             stillHeld: task.stillHeld,
+            ...(current.deleted_ranges ? { deleted: current.deleted_ranges } : {}),
           },
           range,
         );
@@ -253,6 +264,49 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       unreadable: unreadable.slice(0, limits.maxUnreadableListed),
       unreadable_count: unreadable.length,
     };
+  }
+
+  /**
+   * A delete of captured data over archive.rpc (POST /data/delete-range, /data/delete-device):
+   * never beside a pass, a restore or a rekey (the task lease), whether the archive is enabled
+   * or not. The gateway's audit line says who asked; this log line says what went.
+   */
+  async function deleteData(
+    request: DataDeleteCommandRequest,
+  ): Promise<Extract<ArchiveReply, { outcome: 'ok' }>> {
+    const range = {
+      ...(request.from !== undefined ? { from: new Date(request.from) } : {}),
+      ...(request.to !== undefined ? { to: new Date(request.to) } : {}),
+      ...(request.device_name !== undefined ? { device: request.device_name } : {}),
+    };
+    const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
+    const report = await withTaskLease(leases, taskHolder('delete', deps.holderId), async (task) =>
+      deleteCaptured(
+        {
+          content: deps.content,
+          archive: deps.archive,
+          state: deps.state,
+          defaults: deps.defaults,
+          keys: openKeysFor(deps.keyring, await commands.load()),
+          ...(deps.media ? { media: deps.media } : {}),
+          chunkSize: DELETE_CHUNK_ITEMS,
+          now,
+          stillHeld: task.stillHeld,
+          mediaNotRemoved(file) {
+            metrics.mediaNotRemoved.inc();
+            logger.warn(file, 'delete: media file could not be removed (left on disk)');
+          },
+        },
+        range,
+      ),
+    );
+    pending.invalidate();
+    const deleted = toDeletedCounts(report);
+    if (report.unreadable.length > 0) {
+      logger.warn({ unreadable: report.unreadable.slice(0, 10), request }, 'delete: unreadable');
+    }
+    logger.info({ request, ...deleted, devices: deleted.devices.length }, 'captured data deleted');
+    return { outcome: 'ok', status: await status(), deleted };
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { NotFoundError, type ArchiveState } from '@screenfleet/contracts';
+import { summariseDeleted } from '@screenfleet/storage';
 import type {
   ArchiveLeaseName,
   ArchiveObject,
@@ -57,6 +58,19 @@ export function memoryContentStore(initial: ContentDocument[] = []) {
       let deleted = 0;
       for (const id of ids) if (items.delete(id)) deleted += 1;
       return Promise.resolve(deleted);
+    },
+    deleteRange(range, { limit }) {
+      const gone = [...items.values()]
+        .filter(
+          (doc) =>
+            (!range.from || doc.timestamp >= range.from) &&
+            (!range.to || doc.timestamp < range.to) &&
+            (range.device === undefined || doc.device_name === range.device),
+        )
+        .sort(byKey)
+        .slice(0, limit);
+      for (const doc of gone) items.delete(doc._id);
+      return Promise.resolve(summariseDeleted(gone));
     },
     filePathsInUse: (paths) =>
       Promise.resolve(

@@ -16,6 +16,7 @@ import {
   consolePath,
   consoleRoutes,
 } from './entry/console.routes';
+import { dataRouteMethods, dataRoutes } from './entry/data.routes';
 import { docsRoutePaths, docsRoutes } from './entry/docs.routes';
 import { HttpError } from './entry/http-error';
 import { toHttpFailure } from './entry/http-errors';
@@ -63,6 +64,7 @@ const routes: Record<string, string[]> = {
   [operatorPaths.click]: ['POST'],
   [operatorPaths.type]: ['POST'],
   ...archiveRouteMethods,
+  ...dataRouteMethods,
   [openApiPath]: ['GET'],
   ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),
   [consolePath]: ['GET'],
@@ -115,6 +117,16 @@ export function createGatewayApp(
       timeoutMs: deps.archive?.timeoutMs ?? gatewayConfigSpec.archiveTimeout.default,
       restoreTimeoutMs:
         deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
+    }),
+  );
+  app.use(
+    dataRoutes({
+      bus: deps.bus,
+      auth: deps.auth,
+      metrics: deps.metrics.archive,
+      logger: deps.logger,
+      // As long as a restore: a device's whole history may be a lot to delete.
+      timeoutMs: deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
     }),
   );
   app.use((req) => {

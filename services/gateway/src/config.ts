@@ -77,6 +77,6 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_ARCHIVE_RESTORE_TIMEOUT',
     kind: 'duration',
     default: 120000,
-    doc: 'Longest wait for the archive worker to finish POST /archive/restore (503 after; the restore is idempotent, so a retry is safe)',
+    doc: 'Longest wait for the archive worker to finish POST /archive/restore, /data/delete-range or /data/delete-device (503 after; each is idempotent, so a retry is safe and finishes what is left)',
   },
 });

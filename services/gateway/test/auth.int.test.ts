@@ -35,6 +35,7 @@ describe('gateway auth set-up', () => {
       'operator',
       'archive:read',
       'archive:write',
+      'data:delete',
       'metrics',
     ]);
   });

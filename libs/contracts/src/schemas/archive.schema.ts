@@ -3,6 +3,7 @@ import { limits } from '../limits';
 import { parseDateTime } from '../timestamp';
 import { dateTimeSchema, deviceNameSchema } from './common';
 import { archiveStatusSchema } from './results.schema';
+import { dataDeleteCommandRequestSchema, dataDeletedCountsSchema } from './data-delete.schema';
 
 const retentionDays = { type: 'integer', minimum: 1, maximum: limits.maxRetentionDays } as const;
 
@@ -89,6 +90,12 @@ export const archiveCommandSchema = {
       additionalProperties: false,
       properties: { action: { const: 'restore' }, request: archiveRestoreRequestSchema },
     },
+    {
+      type: 'object',
+      required: ['action', 'request'],
+      additionalProperties: false,
+      properties: { action: { const: 'delete' }, request: dataDeleteCommandRequestSchema },
+    },
   ],
 } as const;
 
@@ -117,7 +124,8 @@ const unreadableCountSchema = { type: 'integer', minimum: 0 } as const;
 /**
  * Payload of archive.reply: the status after the command (restore adds how many items came
  * back, and the archived objects it could not read), or why the command was refused
- * (`conflict`: init when already initialised, a restore while the archive is enabled or busy).
+ * (`conflict`: init when already initialised, a restore while the archive is enabled or busy, a
+ * delete while the archive is busy).
  */
 export const archiveReplySchema = {
   type: 'object',
@@ -134,6 +142,8 @@ export const archiveReplySchema = {
         restored: { type: 'integer', minimum: 0 },
         unreadable: unreadableSchema,
         unreadable_count: unreadableCountSchema,
+        /** What a delete did (POST /data/delete-range, /data/delete-device). */
+        deleted: dataDeletedCountsSchema,
       },
     },
     {

@@ -30,3 +30,15 @@ export {
   searchAnswerItemSchema,
 } from './search.schema';
 export { whoAmISchema } from './auth.schema';
+export {
+  dataDeleteCommandRequestSchema,
+  dataDeleteDeviceErrors,
+  dataDeleteDeviceRequestSchema,
+  dataDeletedCountsSchema,
+  dataDeleteRangeErrors,
+  dataDeleteRangeRequestSchema,
+  dataDeleteResultSchema,
+  toDataDeleteRange,
+  toDeletedDevice,
+  type DataDeleteRange,
+} from './data-delete.schema';

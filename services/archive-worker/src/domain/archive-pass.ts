@@ -33,6 +33,7 @@ import {
 } from './manifest';
 import { sweepArchive, type SweepReport } from './sweep';
 import type { MediaCheck, MediaFiles } from './media-files';
+import { describeError, removeMedia, unreferencedMedia } from './media-cleanup';
 
 export interface ArchiverDeps {
   content: Pick<
@@ -164,12 +165,12 @@ export function createArchiver(deps: ArchiverDeps) {
     await ensureLease('deleting archived items');
     await deps.content.deleteByIds(pending.item_ids);
     await step('deleted');
-    const unreferenced = await unreferencedMedia(pending.media_paths);
+    const unreferencedPaths = await unreferenced(pending.media_paths);
     if (deps.holdsLease && !(await deps.holdsLease())) {
       await putBack(pending, docs);
       throw new LeaseLostError('its delete of archived items returned (they are put back)');
     }
-    await removeMedia(unreferenced);
+    await removeArchivedMedia(unreferencedPaths);
     return record(state, { cleanup_pending: null });
   }
 
@@ -186,29 +187,9 @@ export function createArchiver(deps: ArchiverDeps) {
     await deps.content.insertItems(archived.filter((doc) => ids.has(doc._id)));
   }
 
-  /** Many frames share one video file: it goes only once no stored item names it any more. */
-  async function unreferencedMedia(paths: string[]): Promise<string[]> {
-    if (!deps.media || paths.length === 0) return [];
-    const inUse = await deps.content.filePathsInUse(paths);
-    return paths.filter((filePath) => !inUse.has(filePath));
-  }
-
-  /**
-   * A file that cannot be removed is reported and left (the items are archived already); only
-   * the content store's in-use query fails the pass.
-   */
-  async function removeMedia(paths: string[]): Promise<void> {
-    const media = deps.media;
-    if (!media) return;
-    for (const filePath of paths) {
-      try {
-        const check = await media.check(filePath);
-        if (check.kind === 'inside') await media.remove(check.realPath);
-      } catch (error) {
-        deps.observer?.mediaNotRemoved?.({ file_path: filePath, detail: describe(error) });
-      }
-    }
-  }
+  const unreferenced = (paths: string[]) => unreferencedMedia(deps.content, deps.media, paths);
+  const removeArchivedMedia = (paths: string[]) =>
+    removeMedia(deps.media, paths, (file) => deps.observer?.mediaNotRemoved?.(file));
 
   /**
    * The chunk's media files under the root. A file that is missing, refused, or fails to check
@@ -227,7 +208,7 @@ export function createArchiver(deps: ArchiverDeps) {
       try {
         check = await deps.media.check(filePath);
       } catch (error) {
-        check = { kind: 'refused', reason: describe(error) };
+        check = { kind: 'refused', reason: describeError(error) };
       }
       if (check.kind === 'inside') found.push({ filePath, realPath: check.realPath });
       else if (check.kind === 'missing') skipped.push({ file_path: filePath, reason: 'missing' });
@@ -248,7 +229,7 @@ export function createArchiver(deps: ArchiverDeps) {
       try {
         bytes = await deps.media!.read(file.realPath);
       } catch (error) {
-        skipped.push({ file_path: file.filePath, reason: 'refused', detail: describe(error) });
+        skipped.push({ file_path: file.filePath, reason: 'refused', detail: describeError(error) });
         continue;
       }
       const sealed = sealBytes(bytes, deps.keyring?.writer);
@@ -513,11 +494,4 @@ function compareKey(a: { timestamp: Date; id: string }, b: ContentDocument): num
   const dt = a.timestamp.getTime() - b.timestamp.getTime();
   if (dt !== 0) return dt;
   return a.id < b._id ? -1 : a.id > b._id ? 1 : 0;
-}
-
-/** An error in one line: its code (ELOOP, EACCES...) and message. */
-function describe(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -5,15 +5,17 @@ import type { ArchiveStateStore } from '@screenfleet/storage';
 /**
  * What works on the archived objects: one at a time across every process on the store, held by
  * the state store's `task` lease (ArchiveLeaseName). A pass would finish its chunk and delete
- * items a restore had just put back; a rekey replaces objects a restore or a pass reads.
+ * items a restore had just put back; a rekey replaces objects a restore or a pass reads; a
+ * restore beside a delete could put back what the delete has not yet recorded as deleted.
  */
-export type ArchiveTask = 'pass' | 'restore' | 'rekey' | 'check';
+export type ArchiveTask = 'pass' | 'restore' | 'rekey' | 'check' | 'delete';
 
 const described: Record<ArchiveTask, string> = {
   pass: 'an archive pass',
   restore: 'a restore',
   rekey: 'a rekey',
   check: "a worker's start check of the keys",
+  delete: 'a delete of captured data',
 };
 
 /**

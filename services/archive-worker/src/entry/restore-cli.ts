@@ -63,6 +63,8 @@ void runMain(
             keys: openKeysFor(keyring, latest),
             ...(config.mediaRoot ? { media: createLocalMediaWriter(config.mediaRoot) } : {}),
             stillHeld: task.stillHeld,
+            // What POST /data/delete-* deleted never comes back, whichever way it is restored.
+            ...(latest.deleted_ranges ? { deleted: latest.deleted_ranges } : {}),
           },
           range,
         );

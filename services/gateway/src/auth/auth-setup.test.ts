@@ -55,7 +55,7 @@ describe('gateway auth set-up', () => {
     ],
     [
       '[{"id":"a","token":"0123456789abcdef","scopes":["admin"]}]',
-      'GATEWAY_TOKENS[0].scopes must be a list of: ingest, search, operator, archive:read, archive:write, metrics',
+      'GATEWAY_TOKENS[0].scopes must be a list of: ingest, search, operator, archive:read, archive:write, data:delete, metrics',
     ],
     ['{"id":"a"}', 'GATEWAY_TOKENS must be a JSON list'],
     ['not json', 'GATEWAY_TOKENS must be a JSON list of {id, token, scopes, devices?}'],

@@ -7,6 +7,7 @@ export const scopes = [
   'operator',
   'archive:read',
   'archive:write',
+  'data:delete',
   'metrics',
 ] as const;
 export type Scope = (typeof scopes)[number];

@@ -9,6 +9,7 @@ import {
   type ArchiveCommand,
   type ArchiveReply,
   type ArchiveStatus,
+  type DataDeletedCounts,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { callWorkers, invalidReply } from './worker-call';
@@ -21,6 +22,8 @@ export interface ArchiveAnswer {
   /** A restore's archived objects it could not read (at most 100), and how many in all. */
   unreadable?: Array<{ key: string; reason: string }>;
   unreadable_count?: number;
+  /** What a delete did. */
+  deleted?: DataDeletedCounts;
 }
 
 type Refusal = Extract<ArchiveReply, { outcome: 'refused' }>;
@@ -56,6 +59,9 @@ export async function sendArchiveCommand(
   if (reply.outcome === 'refused') throw refusalErrors[reply.code](reply.message);
   if (command.action === 'restore' && reply.restored === undefined) {
     throw invalidReply('the archive worker', 'a restore reply without the restored count');
+  }
+  if (command.action === 'delete' && reply.deleted === undefined) {
+    throw invalidReply('the archive worker', 'a delete reply without the deleted counts');
   }
   const { outcome: _ok, ...answer } = reply;
   return answer;

@@ -30,7 +30,7 @@ export interface ArchiveRoutesDeps {
   restoreTimeoutMs: number;
 }
 
-const messages: Record<Exclude<ArchiveCommand['action'], 'status'>, string> = {
+const messages: Record<Exclude<ArchiveCommand['action'], 'status' | 'delete'>, string> = {
   configure: 'archive configuration updated',
   init: 'archive initialised',
   run: 'archive run started',
