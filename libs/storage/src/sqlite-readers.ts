@@ -5,7 +5,9 @@ export interface ReadOptions {
   /**
    * performance.now() by which the read must have answered: past it, the statement is
    * interrupted (SQLite stops it at its next step) and the read rejects TimeoutError. A read
-   * still waiting for a connection then is not started.
+   * still waiting for a connection then is not started, and one that ends past it rejects the
+   * same (its timer can fire late on a busy machine, after the statement finished): a read
+   * with a deadline either answers by it or rejects.
    */
   deadline?: number;
 }
@@ -89,7 +91,9 @@ export async function openSqliteReaders(
     if (left <= 0) throw deadlineError();
     const timer = deadline === Infinity ? undefined : setTimeout(() => reader.db.interrupt(), left);
     try {
-      return (await (await statement(reader, sql)).all(...params)) as T[];
+      const rows = (await (await statement(reader, sql)).all(...params)) as T[];
+      if (performance.now() > deadline) throw deadlineError();
+      return rows;
     } catch (error) {
       if (isInterrupt(error)) throw deadlineError();
       throw error;
