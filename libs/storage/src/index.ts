@@ -11,6 +11,16 @@ export type {
 } from './content-store';
 export { itemText, textLength } from './content-text';
 export {
+  HOUR_MS,
+  hourStart,
+  windowShare,
+  type ContentTypeCounters,
+  type DeleteOptions,
+  type DeviceCounters,
+  type DeviceCountersQuery,
+  type HourCount,
+} from './device-counters';
+export {
   backfillSearchTerms,
   type SearchBackfillOptions,
   type SearchBackfillReport,

@@ -25,6 +25,7 @@ import {
   withoutSearchFields,
   type StoredItem,
 } from './mongo.content-search';
+import { mongoDeviceCounters } from './mongo.device-counters';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions {
@@ -72,6 +73,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
   const items = db.collection<StoredItem>(options.collection ?? 'content_items');
   // The ids and claims of items that claim more than their _id (see NewContentDocument).
   const claims = db.collection<Claim>(`${items.collectionName}_claims`);
+  const counters = mongoDeviceCounters(db, items.collectionName, items);
 
   return {
     ensureIndexes: () =>
@@ -83,6 +85,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
           await items.createIndex(index.key, { name: index.name });
         }
         await claims.createIndex({ owner: 1 }, { name: 'owner_1' });
+        await counters.ensureIndexes();
       }),
 
     insertItems: (docs) =>
@@ -96,24 +99,32 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         for (const doc of claiming) {
           const stored = (await claimAll(claims, doc))
             ? await insertIgnoringStored(items, [doc])
-            : { inserted: 0, alreadyStored: 1 };
+            : { inserted: 0, alreadyStored: 1, stored: [] };
           result.inserted += stored.inserted;
           result.alreadyStored += stored.alreadyStored;
+          result.stored.push(...stored.stored);
         }
-        return result;
+        await counters.added(result.stored);
+        return { inserted: result.inserted, alreadyStored: result.alreadyStored };
       }),
 
     scanRange: (range, { chunkSize }) => scanChunks(items, range, chunkSize),
 
     countRange: (range) => translated('countRange', () => items.countDocuments(rangeFilter(range))),
 
-    deleteByIds: (ids) =>
+    deleteByIds: (ids, options = {}) =>
       translated('deleteByIds', async () => {
         if (ids.length === 0) return 0;
+        const gone = await counters.beforeDelete(ids);
         const result = await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
+        await counters.deleted(gone, options.archived === true);
         return result.deletedCount;
       }),
+
+    deviceCounters: (query) => translated('deviceCounters', () => counters.read(query)),
+    recountDevice: (device) => translated('recountDevice', () => counters.recount(device)),
+    forgetDevice: (device) => translated('forgetDevice', () => counters.forget(device)),
 
     filePathsInUse: (paths) =>
       translated('filePathsInUse', async () => {
@@ -200,11 +211,14 @@ async function claimAll(claims: Collection<Claim>, doc: NewContentDocument): Pro
   return true;
 }
 
+/** InsertResult and the documents this insert newly stored (what the counters count). */
+type Stored = InsertResult & { stored: ContentDocument[] };
+
 async function insertIgnoringStored(
   items: Collection<StoredItem>,
   docs: NewContentDocument[],
-): Promise<InsertResult> {
-  if (docs.length === 0) return { inserted: 0, alreadyStored: 0 }; // the driver rejects empty batches
+): Promise<Stored> {
+  if (docs.length === 0) return { inserted: 0, alreadyStored: 0, stored: [] }; // the driver rejects empty batches
   try {
     // Unordered inserts with deterministic _ids instead of upserts: on FerretDB upserts are 200x
     // slower, and a duplicate key per item is exactly the "already stored" answer we need.
@@ -213,11 +227,19 @@ async function insertIgnoringStored(
       ...searchFields(doc),
     }));
     const result = await items.insertMany(stored, { ordered: false });
-    return { inserted: result.insertedCount, alreadyStored: 0 };
+    return { inserted: result.insertedCount, alreadyStored: 0, stored: docs };
   } catch (error) {
     const duplicates = duplicateKeyErrors(error);
     if (duplicates === undefined) throw error;
-    return { inserted: (error as MongoBulkWriteError).insertedCount, alreadyStored: duplicates };
+    // Each duplicate names its document's index in the call: the others were stored now.
+    const refused = new Set(
+      ([] as WriteError[]).concat((error as MongoBulkWriteError).writeErrors).map((e) => e.index),
+    );
+    return {
+      inserted: (error as MongoBulkWriteError).insertedCount,
+      alreadyStored: duplicates,
+      stored: docs.filter((_doc, index) => !refused.has(index)),
+    };
   }
 }
 
