@@ -204,6 +204,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
         signingKey: loadSigningKey(env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey),
       },
       search: { timeoutMs: gatewayConfig.searchTimeout },
+      devices: { stallAfterMs: gatewayConfig.captureStallAfter },
       archive: {
         timeoutMs: gatewayConfig.archiveTimeout,
         restoreTimeoutMs: gatewayConfig.archiveRestoreTimeout,

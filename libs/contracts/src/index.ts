@@ -31,3 +31,4 @@ export {
   type ApiScope,
   type ComponentName,
 } from './openapi';
+export * from './devices-query';

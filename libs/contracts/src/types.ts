@@ -16,6 +16,17 @@ import type {
 import type { whoAmISchema } from './schemas/auth.schema';
 import type { contentBatchSchema } from './schemas/messages.schema';
 import type {
+  agentStatuses,
+  captureStatuses,
+  deviceCaptureRecordSchema,
+  deviceDetailSchema,
+  deviceSummarySchema,
+  devicesAnswerSchema,
+  devicesReplySchema,
+  devicesRequestSchema,
+  healthAnswerSchema,
+} from './schemas/devices.schema';
+import type {
   listedElementSchema,
   listElementsRequestSchema,
   listElementsResponseSchema,
@@ -78,3 +89,12 @@ export type SearchAnswerItem = FromSchema<typeof searchAnswerItemSchema>;
 export type SearchOcrContent = FromSchema<typeof searchOcrContentSchema>;
 export type SearchAudioContent = FromSchema<typeof searchAudioContentSchema>;
 export type WhoAmI = FromSchema<typeof whoAmISchema>;
+export type DevicesRequest = FromSchema<typeof devicesRequestSchema>;
+export type DevicesReply = FromSchema<typeof devicesReplySchema>;
+export type DeviceCaptureRecord = FromSchema<typeof deviceCaptureRecordSchema>;
+export type DeviceSummary = FromSchema<typeof deviceSummarySchema>;
+export type DeviceDetail = FromSchema<typeof deviceDetailSchema>;
+export type DevicesAnswer = FromSchema<typeof devicesAnswerSchema>;
+export type HealthAnswer = FromSchema<typeof healthAnswerSchema>;
+export type CaptureStatus = (typeof captureStatuses)[number];
+export type AgentStatus = (typeof agentStatuses)[number];

@@ -12,6 +12,13 @@ import {
 import { whoAmISchema } from './schemas/auth.schema';
 import { contentBatchSchema, envelopeSchema } from './schemas/messages.schema';
 import {
+  deviceDetailSchema,
+  devicesAnswerSchema,
+  devicesReplySchema,
+  devicesRequestSchema,
+  healthAnswerSchema,
+} from './schemas/devices.schema';
+import {
   listElementsRequestSchema,
   listElementsResponseSchema,
   operatorCommandSchema,
@@ -44,7 +51,12 @@ import type {
   ArchiveRestoreRequest,
   ArchiveStatus,
   ContentBatch,
+  DeviceDetail,
+  DevicesAnswer,
+  DevicesReply,
+  DevicesRequest,
   ErrorBody,
+  HealthAnswer,
   ListElementsRequest,
   ListElementsResponse,
   OperationResult,
@@ -117,4 +129,9 @@ export const validators = {
   searchReply: compileValidator<SearchReply>(searchReplySchema, 'search reply'),
   searchAnswer: compileValidator<SearchAnswer>(searchAnswerSchema, 'search answer'),
   whoAmI: compileValidator<WhoAmI>(whoAmISchema, 'whoami answer'),
+  devicesRequest: compileValidator<DevicesRequest>(devicesRequestSchema, 'devices request'),
+  devicesReply: compileValidator<DevicesReply>(devicesReplySchema, 'devices reply'),
+  devicesAnswer: compileValidator<DevicesAnswer>(devicesAnswerSchema, 'devices answer'),
+  deviceDetail: compileValidator<DeviceDetail>(deviceDetailSchema, 'device detail'),
+  healthAnswer: compileValidator<HealthAnswer>(healthAnswerSchema, 'health answer'),
 };

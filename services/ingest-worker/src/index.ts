@@ -1,4 +1,4 @@
-import { queueNames } from '@screenfleet/contracts';
+import { queueNames, type Envelope } from '@screenfleet/contracts';
 import type { Bus, Subscription } from '@screenfleet/bus';
 import {
   backoffDelay,
@@ -8,6 +8,7 @@ import {
 } from '@screenfleet/runtime';
 import type { ContentStore } from '@screenfleet/storage';
 import { createContentBatchConsumer } from './entry/content-batch.consumer';
+import { createDevicesRpcHandler } from './entry/devices.rpc';
 import { createSearchRpcHandler } from './entry/search.rpc';
 import type { MicroBatcherOptions } from './domain/micro-batcher';
 import { createIngestMetrics } from './metrics';
@@ -18,7 +19,7 @@ export { SEARCH_REPLY_MAX_BYTES } from './entry/search.rpc';
 
 export interface IngestWorkerDeps {
   bus: Pick<Bus, 'consume' | 'queueDepth' | 'serve'>;
-  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes' | 'search'>;
+  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes' | 'search' | 'deviceCounters'>;
   logger: Logger;
   registry: Registry;
   prefetch: number;
@@ -69,9 +70,14 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       await deps.store.ensureIndexes();
       // A consumer of its own, so a search never waits behind batches in the prefetch window
       // (and a slow search never holds a batch); first, so a started worker answers both.
+      // search.rpc carries the store's reads: searches and the device counters (GET /devices),
+      // told apart by the request's type; an unknown type gets the search handler's refusal.
+      const search = createSearchRpcHandler({ store: deps.store, metrics, logger });
+      const devices = createDevicesRpcHandler({ store: deps.store, logger });
       searching = await deps.bus.serve(
         queueNames.searchRpc,
-        createSearchRpcHandler({ store: deps.store, metrics, logger }),
+        (request): Promise<Envelope> =>
+          request.type === 'devices.request' ? devices(request) : search(request),
         { prefetch: deps.searchPrefetch },
       );
       logger.info(

@@ -30,3 +30,15 @@ export {
   searchAnswerItemSchema,
 } from './search.schema';
 export { whoAmISchema } from './auth.schema';
+export {
+  agentStatuses,
+  captureStatuses,
+  deviceCaptureRecordSchema,
+  deviceDetailSchema,
+  deviceSortKeys,
+  deviceSummarySchema,
+  devicesAnswerSchema,
+  devicesReplySchema,
+  devicesRequestSchema,
+  healthAnswerSchema,
+} from './devices.schema';
