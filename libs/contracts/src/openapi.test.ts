@@ -64,6 +64,9 @@ const validatorFor: Partial<Record<ComponentName, Validator<unknown>>> = {
   ErrorBody: validators.errorBody,
   SearchAnswer: validators.searchAnswer,
   WhoAmI: validators.whoAmI,
+  DevicesAnswer: validators.devicesAnswer,
+  DeviceDetail: validators.deviceDetail,
+  HealthAnswer: validators.healthAnswer,
 };
 
 const componentOf = (media: Media): ComponentName =>
