@@ -32,3 +32,4 @@ export {
   type ComponentName,
 } from './openapi';
 export * from './devices-query';
+export * from './capture-status';

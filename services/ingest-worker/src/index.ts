@@ -11,6 +11,7 @@ import { createContentBatchConsumer } from './entry/content-batch.consumer';
 import { createDevicesRpcHandler } from './entry/devices.rpc';
 import { createSearchRpcHandler } from './entry/search.rpc';
 import type { MicroBatcherOptions } from './domain/micro-batcher';
+import { toDeviceRecords } from './domain/device-records';
 import { createIngestMetrics } from './metrics';
 
 export { ingestConfigSpec } from './config';
@@ -29,6 +30,8 @@ export interface IngestWorkerDeps {
   retry: BackoffOptions;
   /** search.rpc requests answered at once (see INGEST_SEARCH_PREFETCH). */
   searchPrefetch: number;
+  /** CAPTURE_STALL_AFTER, for the per-device stall gauge (default 5 min). */
+  captureStallAfterMs?: number;
 }
 
 export interface IngestWorker {
@@ -43,7 +46,13 @@ export interface IngestWorker {
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const logger = deps.logger.child({ component: 'ingest' });
-  const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue));
+  const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue), {
+    records: async () => {
+      const now = new Date();
+      return toDeviceRecords(await deps.store.deviceCounters({ now }), now, false);
+    },
+    stallAfterMs: deps.captureStallAfterMs ?? 300_000,
+  });
   let stopping = false;
   const stopped = new AbortController();
   let subscription: Subscription | undefined;

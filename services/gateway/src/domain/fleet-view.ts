@@ -1,4 +1,5 @@
 import {
+  captureStatusOf,
   NotFoundError,
   type AgentStatus,
   type CaptureStatus,
@@ -23,23 +24,12 @@ export interface FleetClock {
   stallAfterMs: number;
 }
 
-/**
- * capture_status. ok: the gateway received a batch from the device (that stored something)
- * within CAPTURE_STALL_AFTER. stalled: it was sending (batches received at two different
- * moments at least) and nothing came for longer. idle: never regular: nothing ever stored, or
- * one batch only (an import, a test), and not just now.
- */
+/** capture_status (libs/contracts captureStatusOf: the alert's gauge uses the same rule). */
 export function captureStatus(
   record: DeviceCaptureRecord | undefined,
   clock: FleetClock,
 ): CaptureStatus {
-  const last = record?.last_received_time ? Date.parse(record.last_received_time) : undefined;
-  if (last !== undefined && clock.nowMs - last <= clock.stallAfterMs) return 'ok';
-  const regular =
-    record?.first_received_time != null &&
-    record.last_received_time != null &&
-    record.first_received_time !== record.last_received_time;
-  return regular ? 'stalled' : 'idle';
+  return captureStatusOf(record, clock.nowMs, clock.stallAfterMs);
 }
 
 /**

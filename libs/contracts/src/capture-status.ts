@@ -1,0 +1,22 @@
+import type { CaptureStatus, DeviceCaptureRecord } from './types';
+
+/**
+ * capture_status, one rule for GET /devices (the gateway) and the DeviceCaptureStalled alert's
+ * gauge (the ingest workers). ok: a batch that stored something was received within
+ * CAPTURE_STALL_AFTER. stalled: the device was sending (batches received at two different
+ * moments at least) and nothing came for longer. idle: never regular: nothing stored, or one
+ * batch only (an import, a test), and not just now.
+ */
+export function captureStatusOf(
+  record: Pick<DeviceCaptureRecord, 'first_received_time' | 'last_received_time'> | undefined,
+  nowMs: number,
+  stallAfterMs: number,
+): CaptureStatus {
+  const last = record?.last_received_time ? Date.parse(record.last_received_time) : undefined;
+  if (last !== undefined && nowMs - last <= stallAfterMs) return 'ok';
+  const regular =
+    record?.first_received_time != null &&
+    record.last_received_time != null &&
+    record.first_received_time !== record.last_received_time;
+  return regular ? 'stalled' : 'idle';
+}
