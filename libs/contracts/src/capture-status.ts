@@ -8,15 +8,12 @@ import type { CaptureStatus, DeviceCaptureRecord } from './types';
  * batch only (an import, a test), and not just now.
  */
 export function captureStatusOf(
-  record: Pick<DeviceCaptureRecord, 'first_received_time' | 'last_received_time'> | undefined,
+  record: Pick<DeviceCaptureRecord, 'first_received_ms' | 'last_received_ms'> | undefined,
   nowMs: number,
   stallAfterMs: number,
 ): CaptureStatus {
-  const last = record?.last_received_time ? Date.parse(record.last_received_time) : undefined;
-  if (last !== undefined && nowMs - last <= stallAfterMs) return 'ok';
-  const regular =
-    record?.first_received_time != null &&
-    record.last_received_time != null &&
-    record.first_received_time !== record.last_received_time;
-  return regular ? 'stalled' : 'idle';
+  const first = record?.first_received_ms ?? null;
+  const last = record?.last_received_ms ?? null;
+  if (last !== null && nowMs - last <= stallAfterMs) return 'ok';
+  return first !== null && last !== null && first !== last ? 'stalled' : 'idle';
 }

@@ -34,8 +34,8 @@ export async function readDeviceCounters(
   const { lastHour, last24h } = windowStarts(query.now);
   const devices = query.devices === undefined ? null : JSON.stringify(query.devices);
   const only = (column: string) => `(?1 IS NULL OR ${column} IN (SELECT value FROM json_each(?1)))`;
-  const share = (start: string) =>
-    `min(1.0, max(0.0, (hour_ms + ${HOUR_MS} - ${start}) / ${HOUR_MS}.0))`;
+  const shareOf = (start: string) =>
+    `min(1.0, max(0.0, (h.hour_ms + ${HOUR_MS} - ${start}) / ${HOUR_MS}.0))`;
   const hours =
     query.hoursSince === undefined
       ? `'[]'`
@@ -43,17 +43,17 @@ export async function readDeviceCounters(
            SELECT device_name, hour_ms, sum(items) AS items FROM ${t.hours}
            WHERE hour_ms >= ?5 AND ${only('device_name')}
            GROUP BY device_name, hour_ms ORDER BY device_name, hour_ms))`;
+  // Each window a correlated sum over the device's own buckets (the hours table's key: device,
+  // type, hour), so a read costs a few rows a device, not a scan and sort of every bucket.
+  const windowSum = (share: string, from: string) =>
+    `(SELECT coalesce(sum(items * ${share}), 0) FROM ${t.hours} AS h
+      WHERE h.device_name = d.device_name AND h.content_type = d.content_type AND h.hour_ms >= ${from})`;
   const [row] = await readers.query<{ counters: string; archive: string; hours: string }>(
     `SELECT
        (SELECT json_group_array(json_array(d.device_name, d.content_type, d.items_stored,
           d.first_item_ms, d.last_item_ms, d.first_received_ms, d.last_received_ms,
-          coalesce(w.last_hour, 0), coalesce(w.last_day, 0)))
-        FROM ${t.devices} AS d LEFT JOIN (
-          SELECT device_name, content_type,
-                 sum(items * ${share('?2')}) AS last_hour, sum(items * ${share('?3')}) AS last_day
-          FROM ${t.hours} WHERE hour_ms >= ?4 AND ${only('device_name')}
-          GROUP BY device_name, content_type) AS w
-        USING (device_name, content_type)
+          ${windowSum(shareOf('?2'), '?6')}, ${windowSum(shareOf('?3'), '?4')}))
+        FROM ${t.devices} AS d
         WHERE ${only('d.device_name')}) AS counters,
        (SELECT json_group_array(json_array(device_name, items_archived, last_archived_item_ms))
         FROM ${t.archive} WHERE ${only('device_name')}) AS archive,
@@ -64,6 +64,7 @@ export async function readDeviceCounters(
       last24h,
       hourStart(last24h),
       query.hoursSince === undefined ? 0 : hourStart(query.hoursSince.getTime()),
+      hourStart(lastHour),
     ],
   );
   return assemble(

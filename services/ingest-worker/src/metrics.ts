@@ -59,7 +59,7 @@ export function createIngestMetrics(
       const now = Date.now();
       this.reset();
       for (const record of records) {
-        const last = record.last_received_time ? Date.parse(record.last_received_time) : 0;
+        const last = record.last_received_ms ?? 0;
         if (now - last > DEVICE_GAUGE_HORIZON_MS) continue;
         const v = value(record, now);
         if (v !== undefined) this.set({ device: record.device_name }, v);
@@ -87,8 +87,8 @@ export function createIngestMetrics(
             registers,
             collect: perDevice((record) => {
               const times = Object.values(record.by_content_type)
-                .map((c) => (c.last_item_time ? Date.parse(c.last_item_time) : undefined))
-                .filter((t): t is number => t !== undefined);
+                .map(([, lastItemMs]) => lastItemMs)
+                .filter((t): t is number => t !== null);
               return times.length > 0 ? Math.max(...times) / 1000 : undefined;
             }),
           }),

@@ -49,35 +49,46 @@ export const devicesRequestSchema = {
   },
 } as const;
 
-/** One device as an ingest worker reports it: its counters, before the gateway's statuses. */
+/** A time in the devices messages: ms since the epoch (UTC), or null. Compact for 1,000s of devices. */
+const ms = { type: ['integer', 'null'] } as const;
+const wireContentType = {
+  type: 'array',
+  minItems: 4,
+  maxItems: 4,
+  items: [count, ms, count, count],
+  additionalItems: false,
+} as const;
+
+/**
+ * One device as an ingest worker reports it, before the gateway's statuses: its counters in a
+ * compact form (a reply for every device of a fleet is validated and parsed on each GET
+ * /devices). Per content type `[items_stored, last_item_ms, items_last_hour, items_last_24h]`.
+ */
 export const deviceCaptureRecordSchema = {
   type: 'object',
   additionalProperties: false,
   required: [
     'device_name',
     'by_content_type',
-    'first_item_time',
-    'first_received_time',
-    'last_received_time',
-    'archive',
+    'first_item_ms',
+    'first_received_ms',
+    'last_received_ms',
+    'items_archived',
+    'last_archived_item_ms',
   ],
   properties: {
-    device_name: deviceNameSchema,
-    first_item_time: nullableDateTimeSchema,
+    device_name: { type: 'string', minLength: 1 },
+    first_item_ms: ms,
     /** When the gateway received the device's first and latest batch that stored something. */
-    first_received_time: nullableDateTimeSchema,
-    last_received_time: nullableDateTimeSchema,
+    first_received_ms: ms,
+    last_received_ms: ms,
     by_content_type: {
       type: 'object',
       additionalProperties: false,
-      properties: byContentType,
+      properties: { frames: wireContentType, transcription: wireContentType },
     },
-    archive: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['items_archived', 'last_archived_item_time'],
-      properties: { items_archived: count, last_archived_item_time: nullableDateTimeSchema },
-    },
+    items_archived: count,
+    last_archived_item_ms: ms,
     timeline: {
       type: 'object',
       additionalProperties: false,

@@ -11,22 +11,17 @@ import type { AgentSighting } from './operator-presence';
 const NOW = Date.parse('2026-11-22T10:00:00Z');
 const clock = { nowMs: NOW, stallAfterMs: 300_000 };
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const msAgo = (ms: number) => NOW - ms;
 
 function record(name: string, overrides: Partial<DeviceCaptureRecord> = {}): DeviceCaptureRecord {
   return {
     device_name: name,
-    first_item_time: ago(3_600_000),
-    first_received_time: ago(3_600_000),
-    last_received_time: ago(1000),
-    by_content_type: {
-      frames: {
-        items_stored: 10,
-        last_item_time: ago(1000),
-        items_last_hour: 4,
-        items_last_24h: 10,
-      },
-    },
-    archive: { items_archived: 0, last_archived_item_time: null },
+    first_item_ms: msAgo(3_600_000),
+    first_received_ms: msAgo(3_600_000),
+    last_received_ms: msAgo(1000),
+    by_content_type: { frames: [10, msAgo(1000), 4, 10] },
+    items_archived: 0,
+    last_archived_item_ms: null,
     ...overrides,
   };
 }
@@ -35,17 +30,17 @@ const params = { limit: 50, offset: 0, sort: 'device_name' as const };
 
 describe('capture status', () => {
   it('when a batch came within CAPTURE_STALL_AFTER, then ok', () => {
-    expect(captureStatus(record('a', { last_received_time: ago(299_000) }), clock)).toBe('ok');
+    expect(captureStatus(record('a', { last_received_ms: msAgo(299_000) }), clock)).toBe('ok');
   });
 
   it('when a device that sent at two moments is silent longer, then stalled', () => {
-    expect(captureStatus(record('a', { last_received_time: ago(301_000) }), clock)).toBe('stalled');
+    expect(captureStatus(record('a', { last_received_ms: msAgo(301_000) }), clock)).toBe('stalled');
   });
 
   it('when a device sent one batch only and not lately, or nothing, then idle', () => {
-    const once = ago(400_000);
+    const once = msAgo(400_000);
     expect(
-      captureStatus(record('a', { first_received_time: once, last_received_time: once }), clock),
+      captureStatus(record('a', { first_received_ms: once, last_received_ms: once }), clock),
     ).toBe('idle');
     expect(captureStatus(undefined, clock)).toBe('idle');
   });
@@ -73,17 +68,9 @@ describe('agent status', () => {
 describe('the device list', () => {
   const records = [
     record('b'),
-    record('a', { last_received_time: ago(400_000), by_content_type: {} }),
+    record('a', { last_received_ms: msAgo(400_000), by_content_type: {} }),
     record('c', {
-      by_content_type: {
-        frames: { items_stored: 1, last_item_time: ago(10), items_last_hour: 1, items_last_24h: 1 },
-        transcription: {
-          items_stored: 2,
-          last_item_time: ago(5),
-          items_last_hour: 2,
-          items_last_24h: 2,
-        },
-      },
+      by_content_type: { frames: [1, msAgo(10), 1, 1], transcription: [2, msAgo(5), 2, 2] },
     }),
   ];
   const sightings = new Map<string, AgentSighting>([

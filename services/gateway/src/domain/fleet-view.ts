@@ -50,35 +50,54 @@ export function toDeviceSummary(
   sighting: AgentSighting | undefined,
   clock: FleetClock,
 ): DeviceSummary {
-  const types = Object.values(record?.by_content_type ?? {});
-  const sum = (pick: (t: (typeof types)[number]) => number) =>
-    types.reduce((total, t) => total + pick(t), 0);
-  const lastItem = types
-    .map((t) => t.last_item_time)
-    .filter((time): time is string => time !== null)
-    .sort()
-    .at(-1);
+  const byType: DeviceSummary['capture']['by_content_type'] = {};
+  let stored = 0;
+  let lastHour = 0;
+  let last24h = 0;
+  for (const [type, counts] of Object.entries(record?.by_content_type ?? {})) {
+    const [items, lastItemMs, hour, day] = counts;
+    byType[type as keyof typeof byType] = {
+      items_stored: items,
+      last_item_time: iso(lastItemMs),
+      items_last_hour: hour,
+      items_last_24h: day,
+    };
+    stored += items;
+    lastHour += hour;
+    last24h += day;
+  }
   return {
     device_name: deviceName,
     capture_status: captureStatus(record, clock),
     capture: {
-      first_item_time: record?.first_item_time ?? null,
-      last_item_time: lastItem ?? null,
-      items_stored: sum((t) => t.items_stored),
-      items_last_hour: sum((t) => t.items_last_hour),
-      items_last_24h: sum((t) => t.items_last_24h),
-      by_content_type: record?.by_content_type ?? {},
+      first_item_time: iso(record?.first_item_ms ?? null),
+      last_item_time: iso(lastItemMs(record)),
+      items_stored: stored,
+      items_last_hour: lastHour,
+      items_last_24h: last24h,
+      by_content_type: byType,
     },
     agent: {
       status: agentStatus(sighting, clock.nowMs),
-      last_heartbeat_time:
-        sighting?.lastHeartbeatMs === undefined
-          ? null
-          : new Date(sighting.lastHeartbeatMs).toISOString(),
+      last_heartbeat_time: iso(sighting?.lastHeartbeatMs ?? null),
     },
-    archive: record?.archive ?? { items_archived: 0, last_archived_item_time: null },
+    archive: {
+      items_archived: record?.items_archived ?? 0,
+      last_archived_item_time: iso(record?.last_archived_item_ms ?? null),
+    },
   };
 }
+
+/** The device's newest item time over its content types (ms), or null. */
+export function lastItemMs(record: DeviceCaptureRecord | undefined): number | null {
+  let last: number | null = null;
+  for (const [, lastItem] of Object.values(record?.by_content_type ?? {})) {
+    if (lastItem !== null && (last === null || lastItem > last)) last = lastItem;
+  }
+  return last;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
  * GET /devices: every device the workers have counters for or whose agent this gateway heard,
@@ -93,19 +112,25 @@ export function listDevices(
 ): DevicesAnswer {
   const byName = new Map(records.map((record) => [record.device_name, record]));
   const names = new Set([...byName.keys(), ...sightings.keys()]);
-  const visible = [...names].filter((name) => !allowed || allowed.includes(name));
-  const summaries = visible
-    .map((name) => toDeviceSummary(name, byName.get(name), sightings.get(name), clock))
+  // Statuses and sort keys for every device, the full summary only for the page.
+  const rows = [...names]
+    .filter((name) => !allowed || allowed.includes(name))
+    .map((name) => {
+      const record = byName.get(name);
+      return { name, record, lastItem: lastItemMs(record) };
+    })
     .filter(
-      (d) =>
+      ({ name, record }) =>
         parameters.status === undefined ||
-        d.capture_status === parameters.status ||
-        d.agent.status === parameters.status,
+        captureStatus(record, clock) === parameters.status ||
+        agentStatus(sightings.get(name), clock.nowMs) === parameters.status,
     )
     .sort(parameters.sort === 'last_item_time' ? newestFirst : byName_);
   return {
-    data: summaries.slice(parameters.offset, parameters.offset + parameters.limit),
-    pagination: { limit: parameters.limit, offset: parameters.offset, total: summaries.length },
+    data: rows
+      .slice(parameters.offset, parameters.offset + parameters.limit)
+      .map(({ name, record }) => toDeviceSummary(name, record, sightings.get(name), clock)),
+    pagination: { limit: parameters.limit, offset: parameters.offset, total: rows.length },
   };
 }
 
@@ -122,20 +147,22 @@ export function deviceDetail(
 ): DeviceDetail {
   const known =
     record !== undefined &&
-    (Object.keys(record.by_content_type).length > 0 || record.archive.items_archived > 0);
+    (Object.keys(record.by_content_type).length > 0 || record.items_archived > 0);
   if ((allowed && !allowed.includes(deviceName)) || (!known && !sighting) || !record?.timeline) {
     throw new NotFoundError(`no device "${deviceName}" is known`);
   }
   return { ...toDeviceSummary(deviceName, record, sighting, clock), timeline: record.timeline };
 }
 
+interface Row {
+  name: string;
+  lastItem: number | null;
+}
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byName_ = (a: DeviceSummary, b: DeviceSummary) => compare(a.device_name, b.device_name);
-const newestFirst = (a: DeviceSummary, b: DeviceSummary) => {
-  const x = a.capture.last_item_time;
-  const y = b.capture.last_item_time;
-  if (x === y) return byName_(a, b);
-  if (x === null) return 1;
-  if (y === null) return -1;
-  return compare(y, x);
+const byName_ = (a: Row, b: Row) => compare(a.name, b.name);
+const newestFirst = (a: Row, b: Row) => {
+  if (a.lastItem === b.lastItem) return byName_(a, b);
+  if (a.lastItem === null) return 1;
+  if (b.lastItem === null) return -1;
+  return b.lastItem - a.lastItem;
 };

@@ -27,18 +27,16 @@ export function healthReport(
         "the service cannot read captured data now; it retries by itself (see the services' logs and /readyz)",
     };
   }
-  const newest = (type: 'frames' | 'transcription') =>
-    records
-      .map((record) => record.by_content_type[type]?.last_item_time ?? null)
-      .filter((time): time is string => time !== null)
-      .sort()
-      .at(-1) ?? null;
-  const state = (time: string | null): CaptureState =>
-    time === null
-      ? 'no data'
-      : clock.nowMs - Date.parse(time) <= clock.stallAfterMs
-        ? 'ok'
-        : 'stale';
+  const newest = (type: 'frames' | 'transcription'): number | null => {
+    let last: number | null = null;
+    for (const record of records) {
+      const time = record.by_content_type[type]?.[1] ?? null;
+      if (time !== null && (last === null || time > last)) last = time;
+    }
+    return last;
+  };
+  const state = (time: number | null): CaptureState =>
+    time === null ? 'no data' : clock.nowMs - time <= clock.stallAfterMs ? 'ok' : 'stale';
   const lastFrame = newest('frames');
   const lastAudio = newest('transcription');
   const frame = state(lastFrame);
@@ -49,8 +47,8 @@ export function healthReport(
   return {
     status: stale.length > 0 ? 'unhealthy' : 'healthy',
     status_code: stale.length > 0 ? 500 : 200,
-    last_frame_timestamp: lastFrame,
-    last_audio_timestamp: lastAudio,
+    last_frame_timestamp: lastFrame === null ? null : new Date(lastFrame).toISOString(),
+    last_audio_timestamp: lastAudio === null ? null : new Date(lastAudio).toISOString(),
     frame_status: frame,
     audio_status: audio,
     message:

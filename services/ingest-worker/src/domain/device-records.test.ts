@@ -41,26 +41,18 @@ const counters: DeviceCounters = {
 describe('device records', () => {
   it('when counters are mapped, then the device keeps its earliest first times and latest received time', () => {
     const [record] = toDeviceRecords([counters], now, false);
+    const ms = (iso: string) => Date.parse(iso);
     expect(record).toEqual({
       device_name: 'desk',
-      first_item_time: '2026-10-30T00:00:00.000Z',
-      first_received_time: '2026-10-30T00:00:02.000Z',
-      last_received_time: '2026-11-22T10:05:01.000Z',
+      first_item_ms: ms('2026-10-30T00:00:00Z'),
+      first_received_ms: ms('2026-10-30T00:00:02Z'),
+      last_received_ms: ms('2026-11-22T10:05:01Z'),
       by_content_type: {
-        frames: {
-          items_stored: 5,
-          last_item_time: '2026-11-22T10:05:00.000Z',
-          items_last_hour: 3,
-          items_last_24h: 4,
-        },
-        transcription: {
-          items_stored: 1,
-          last_item_time: '2026-11-20T00:00:00.000Z',
-          items_last_hour: 0,
-          items_last_24h: 0,
-        },
+        frames: [5, ms('2026-11-22T10:05:00Z'), 3, 4],
+        transcription: [1, ms('2026-11-20T00:00:00Z'), 0, 0],
       },
-      archive: { items_archived: 7, last_archived_item_time: '2026-10-01T00:00:00.000Z' },
+      items_archived: 7,
+      last_archived_item_ms: ms('2026-10-01T00:00:00Z'),
     });
   });
 
@@ -87,7 +79,7 @@ describe('device records', () => {
     expect(record).toMatchObject({
       device_name: 'new',
       by_content_type: {},
-      last_received_time: null,
+      last_received_ms: null,
     });
     expect(record!.timeline!.daily.every((d) => d.items === 0)).toBe(true);
     expect(toDeviceRecords([], now, false, ['new'])).toEqual([]);

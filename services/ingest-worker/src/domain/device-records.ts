@@ -40,26 +40,24 @@ export function toDeviceRecords(
     let firstReceived: number | undefined;
     let lastReceived: number | undefined;
     for (const c of device.byContentType) {
-      byType[c.contentType] = {
-        items_stored: c.itemsStored,
-        last_item_time: iso(c.lastItemTime),
-        items_last_hour: c.itemsLastHour,
-        items_last_24h: c.itemsLast24h,
-      };
+      byType[c.contentType] = [
+        c.itemsStored,
+        c.lastItemTime?.getTime() ?? null,
+        c.itemsLastHour,
+        c.itemsLast24h,
+      ];
       firstItem = earliest(firstItem, c.firstItemTime);
       firstReceived = earliest(firstReceived, c.firstReceivedAt);
       lastReceived = latest(lastReceived, c.lastReceivedAt);
     }
     return {
       device_name: device.deviceName,
-      first_item_time: isoMs(firstItem),
-      first_received_time: isoMs(firstReceived),
-      last_received_time: isoMs(lastReceived),
+      first_item_ms: firstItem ?? null,
+      first_received_ms: firstReceived ?? null,
+      last_received_ms: lastReceived ?? null,
       by_content_type: byType,
-      archive: {
-        items_archived: device.itemsArchived,
-        last_archived_item_time: iso(device.lastArchivedItemTime),
-      },
+      items_archived: device.itemsArchived,
+      last_archived_item_ms: device.lastArchivedItemTime?.getTime() ?? null,
       ...(timeline ? { timeline: toTimeline(device.hours ?? [], now) } : {}),
     };
   });
@@ -94,8 +92,6 @@ function dayStart(ms: number): number {
   return ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
 }
 
-const iso = (date: Date | null) => (date === null ? null : date.toISOString());
-const isoMs = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 const earliest = (ms: number | undefined, date: Date | null) =>
   date === null ? ms : Math.min(ms ?? Infinity, date.getTime());
 const latest = (ms: number | undefined, date: Date | null) =>
