@@ -199,12 +199,14 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       const only = query.devices === undefined ? {} : { device_name: { $in: [...query.devices] } };
       const { lastHour, last24h } = windowStarts(query.now);
       const since = Math.min(
-        hourStart(last24h),
+        query.windows === false ? Infinity : hourStart(last24h),
         query.hoursSince === undefined ? Infinity : hourStart(query.hoursSince.getTime()),
       );
       const [deviceDocs, hourDocs, archiveDocs] = await Promise.all([
         devices.find(only).toArray(),
-        hours.find({ ...only, hour: { $gte: new Date(since) } }).toArray(),
+        since === Infinity
+          ? Promise.resolve([])
+          : hours.find({ ...only, hour: { $gte: new Date(since) } }).toArray(),
         archive
           .find(query.devices === undefined ? {} : { _id: { $in: [...query.devices] } })
           .toArray(),
@@ -216,10 +218,12 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       for (const doc of hourDocs) {
         const start = doc.hour.getTime();
         const key = deviceKey(doc.device_name, doc.content_type);
-        const w = windows.get(key) ?? { hour: 0, day: 0 };
-        w.hour += doc.items * windowShare(start, lastHour);
-        w.day += doc.items * windowShare(start, last24h);
-        windows.set(key, w);
+        if (query.windows !== false) {
+          const w = windows.get(key) ?? { hour: 0, day: 0 };
+          w.hour += doc.items * windowShare(start, lastHour);
+          w.day += doc.items * windowShare(start, last24h);
+          windows.set(key, w);
+        }
         if (hoursFrom !== undefined && start >= hoursFrom) {
           const perHour = timeline.get(doc.device_name) ?? new Map<number, number>();
           perHour.set(start, (perHour.get(start) ?? 0) + doc.items);

@@ -32,8 +32,12 @@ export async function readDeviceCounters(
   query: DeviceCountersQuery,
 ): Promise<DeviceCounters[]> {
   const { lastHour, last24h } = windowStarts(query.now);
+  const windows = query.windows !== false;
   const devices = query.devices === undefined ? null : JSON.stringify(query.devices);
-  const only = (column: string) => `(?1 IS NULL OR ${column} IN (SELECT value FROM json_each(?1)))`;
+  // Written out only when devices are named, so the planner seeks them by key (an `?1 IS NULL
+  // OR` form made it scan every device's buckets for one device's timeline).
+  const only = (column: string) =>
+    devices === null ? '(?1 IS NULL)' : `${column} IN (SELECT value FROM json_each(?1))`;
   const shareOf = (start: string) =>
     `min(1.0, max(0.0, (h.hour_ms + ${HOUR_MS} - ${start}) / ${HOUR_MS}.0))`;
   const hours =
@@ -52,7 +56,7 @@ export async function readDeviceCounters(
     `SELECT
        (SELECT json_group_array(json_array(d.device_name, d.content_type, d.items_stored,
           d.first_item_ms, d.last_item_ms, d.first_received_ms, d.last_received_ms,
-          ${windowSum(shareOf('?2'), '?6')}, ${windowSum(shareOf('?3'), '?4')}))
+          ${windows ? `${windowSum(shareOf('?2'), '?6')}, ${windowSum(shareOf('?3'), '?4')}` : '0, 0'}))
         FROM ${t.devices} AS d
         WHERE ${only('d.device_name')}) AS counters,
        (SELECT json_group_array(json_array(device_name, items_archived, last_archived_item_ms))

@@ -358,6 +358,12 @@ export function describeContentStoreContract(
           itemsLastHour: 4,
           itemsLast24h: 6,
         });
+        const [plain] = await counters({ windows: false });
+        expect(plain?.byContentType[0]).toMatchObject({
+          itemsStored: 11,
+          itemsLastHour: 0, // not read
+          itemsLast24h: 0,
+        });
         expect(device?.hours).toEqual([
           { start: at('2026-11-21T09:00:00Z'), items: 4 },
           { start: at('2026-11-21T10:00:00Z'), items: 2 },

@@ -46,6 +46,11 @@ export const devicesRequestSchema = {
   properties: {
     devices: { type: 'array', items: deviceNameSchema },
     timeline: { type: 'boolean' },
+    /**
+     * false: no last hour / 24 h counts (0): a list reads every device without them, sorts,
+     * filters and pages, then asks them for its page's devices only. Default true.
+     */
+    windows: { type: 'boolean' },
   },
 } as const;
 

@@ -99,20 +99,26 @@ export function lastItemMs(record: DeviceCaptureRecord | undefined): number | nu
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** One page of GET /devices: its devices in order, and how many match in all. */
+export interface DevicesPage {
+  names: string[];
+  total: number;
+}
+
 /**
- * GET /devices: every device the workers have counters for or whose agent this gateway heard,
- * within `allowed` (a bound token's devices; all when absent), filtered, sorted, paged.
+ * GET /devices, first step: every device the workers have counters for or whose agent this
+ * gateway heard, within `allowed` (a bound token's devices; all when absent), filtered, sorted,
+ * and the page cut. Needs no window counts: the records may be read without them.
  */
-export function listDevices(
+export function pageOfDevices(
   records: readonly DeviceCaptureRecord[],
   sightings: ReadonlyMap<string, AgentSighting>,
   parameters: DevicesParameters,
   allowed: readonly string[] | undefined,
   clock: FleetClock,
-): DevicesAnswer {
+): DevicesPage {
   const byName = new Map(records.map((record) => [record.device_name, record]));
   const names = new Set([...byName.keys(), ...sightings.keys()]);
-  // Statuses and sort keys for every device, the full summary only for the page.
   const rows = [...names]
     .filter((name) => !allowed || allowed.includes(name))
     .map((name) => {
@@ -127,11 +133,40 @@ export function listDevices(
     )
     .sort(parameters.sort === 'last_item_time' ? newestFirst : byName_);
   return {
-    data: rows
+    names: rows
       .slice(parameters.offset, parameters.offset + parameters.limit)
-      .map(({ name, record }) => toDeviceSummary(name, record, sightings.get(name), clock)),
-    pagination: { limit: parameters.limit, offset: parameters.offset, total: rows.length },
+      .map((row) => row.name),
+    total: rows.length,
   };
+}
+
+/** GET /devices, second step: the page's summaries, from its devices' records with windows. */
+export function devicesAnswer(
+  page: DevicesPage,
+  records: readonly DeviceCaptureRecord[],
+  sightings: ReadonlyMap<string, AgentSighting>,
+  parameters: DevicesParameters,
+  clock: FleetClock,
+): DevicesAnswer {
+  const byName = new Map(records.map((record) => [record.device_name, record]));
+  return {
+    data: page.names.map((name) =>
+      toDeviceSummary(name, byName.get(name), sightings.get(name), clock),
+    ),
+    pagination: { limit: parameters.limit, offset: parameters.offset, total: page.total },
+  };
+}
+
+/** Both steps on records read once (with windows). */
+export function listDevices(
+  records: readonly DeviceCaptureRecord[],
+  sightings: ReadonlyMap<string, AgentSighting>,
+  parameters: DevicesParameters,
+  allowed: readonly string[] | undefined,
+  clock: FleetClock,
+): DevicesAnswer {
+  const page = pageOfDevices(records, sightings, parameters, allowed, clock);
+  return devicesAnswer(page, records, sightings, parameters, clock);
 }
 
 /**

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { parseDevicesQuery, validators, NotFoundError } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { readDeviceRecords } from '../domain/devices-commands';
-import { deviceDetail, listDevices } from '../domain/fleet-view';
+import { deviceDetail, devicesAnswer, pageOfDevices } from '../domain/fleet-view';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
 import type { DevicesMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
@@ -30,11 +30,15 @@ export interface DevicesRoutesDeps {
  */
 export function devicesRoutes(deps: DevicesRoutesDeps): Router {
   const router = Router();
-  const read = (devices: readonly string[] | undefined, timeline: boolean, requestId: string) =>
+  const read = (
+    devices: readonly string[] | undefined,
+    what: { timeline?: boolean; windows?: boolean },
+    requestId: string,
+  ) =>
     countedCall(deps.metrics, {}, () =>
       readDeviceRecords(
         deps.bus,
-        { ...(devices ? { devices: [...devices] } : {}), ...(timeline ? { timeline } : {}) },
+        { ...(devices ? { devices: [...devices] } : {}), ...what },
         { timeoutMs: deps.timeoutMs, requestId },
       ),
     );
@@ -43,9 +47,20 @@ export function devicesRoutes(deps: DevicesRoutesDeps): Router {
   router.get(devicesPath, requireScope('search', deps.auth), async (req, res) => {
     const parameters = parseDevicesQuery(req.query);
     const allowed = res.locals.grant.devices;
-    const records = allowed?.length === 0 ? [] : await read(allowed, false, res.locals.requestId);
-    const answer = listDevices(records, deps.presence.sightings(), parameters, allowed, clock());
-    res.set('Cache-Control', 'no-store').json(answer);
+    const sightings = deps.presence.sightings();
+    const now = clock();
+    // Every device without its window counts (they cost a read of its recent buckets), sorted,
+    // filtered and paged; then the counts for the page's devices only.
+    const all =
+      allowed?.length === 0 ? [] : await read(allowed, { windows: false }, res.locals.requestId);
+    const page = pageOfDevices(all, sightings, parameters, allowed, now);
+    const counted = new Set(all.map((record) => record.device_name));
+    const withCounters = page.names.filter((name) => counted.has(name));
+    const records =
+      withCounters.length === 0 ? [] : await read(withCounters, {}, res.locals.requestId);
+    res
+      .set('Cache-Control', 'no-store')
+      .json(devicesAnswer(page, records, sightings, parameters, now));
   });
 
   router.get(`${devicesPath}/:name`, requireScope('search', deps.auth), async (req, res) => {
@@ -58,7 +73,7 @@ export function devicesRoutes(deps: DevicesRoutesDeps): Router {
     ) {
       throw new NotFoundError(`no device "${name.slice(0, 200)}" is known`);
     }
-    const [record] = await read([name], true, res.locals.requestId);
+    const [record] = await read([name], { timeline: true }, res.locals.requestId);
     const detail = deviceDetail(
       name,
       record,

@@ -43,12 +43,13 @@ export function createDevicesRpcHandler({ store, logger, now = () => new Date() 
     if (errors.length > 0) {
       return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
     }
-    const { devices, timeline = false } = request.payload as DevicesRequest;
+    const { devices, timeline = false, windows = true } = request.payload as DevicesRequest;
     const at = now();
     try {
       const counters = await store.deviceCounters({
         now: at,
         ...(devices ? { devices } : {}),
+        windows,
         ...(timeline ? { hoursSince: timelineSince(at) } : {}),
       });
       return { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
