@@ -307,8 +307,9 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
           {
             $set: { items_stored: t.items, first_item: t.firstItem, last_item: t.lastItem },
             $setOnInsert: { device_name: t.device, content_type: t.type },
-            $min: t.firstReceived ? { first_received: t.firstReceived } : {},
-            $max: t.lastReceived ? { last_received: t.lastReceived } : {},
+            // MongoDB refuses an empty operator ({$min: {}}): present only with a value.
+            ...(t.firstReceived ? { $min: { first_received: t.firstReceived } } : {}),
+            ...(t.lastReceived ? { $max: { last_received: t.lastReceived } } : {}),
           },
           { upsert: true },
         );
