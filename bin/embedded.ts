@@ -142,6 +142,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       grouping: { maxWeight: 1, maxWaitMs: 0 },
       retry: { initialMs: ingestConfig.retryInitial, maxMs: ingestConfig.retryMax },
       searchPrefetch: ingestConfig.searchPrefetch,
+      captureStallAfterMs: ingestConfig.captureStallAfter,
     });
     await ingest.start();
     stops.push({ name: 'finish the batches and searches in hand', run: () => ingest.stop() });
@@ -204,6 +205,7 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
         signingKey: loadSigningKey(env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey),
       },
       search: { timeoutMs: gatewayConfig.searchTimeout },
+      devices: { stallAfterMs: gatewayConfig.captureStallAfter },
       archive: {
         timeoutMs: gatewayConfig.archiveTimeout,
         restoreTimeoutMs: gatewayConfig.archiveRestoreTimeout,

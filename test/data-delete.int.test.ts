@@ -131,6 +131,14 @@ describe.each(modes)('deleting captured data in %s mode', (mode) => {
     expect(existsSync(media('desk/own.mp4'))).toBe(false);
     expect(existsSync(media('desk/shared.mp4'))).toBe(true);
     expect(existsSync(media('desk/other.mp4'))).toBe(true);
+    // GET /devices counts what is left, first and last item times included.
+    const counted = await get(url(`/devices/${device}`));
+    expect(counted.status).toBe(200);
+    expect(counted.body.capture).toMatchObject({
+      items_stored: 1,
+      first_item_time: recentAt(3),
+      last_item_time: recentAt(3),
+    });
     const found = await get(url('/search?q=zebracrossing'));
     expect(found.status).toBe(200);
     expect(found.body.pagination).toMatchObject({ total: 1 });
@@ -192,6 +200,9 @@ describe.each(modes)('deleting captured data in %s mode', (mode) => {
 
     expect(own).toMatchObject({ status: 200, body: { items_deleted: 1 } });
     expect(await ofDevice(system, 'desk-1')).toEqual([]);
+    // A deleted device leaves the fleet.
+    expect((await get(url('/devices/desk-1'))).status).toBe(404);
+    expect((await get(url(`/devices/${device}`))).status).toBe(200);
   });
 
   it('when a delete comes without a token over the loopback switch, or with a token lacking data:delete, then 403 and nothing is deleted', async () => {

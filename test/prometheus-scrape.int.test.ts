@@ -22,6 +22,7 @@ import { databaseName, isolatedBroker, mongoUrl } from './services';
 const root = path.join(__dirname, '..');
 const DAY_MS = 86_400_000;
 const DEVICE = 'scrape-desk';
+const STALL_AFTER_MS = 3000;
 /** Grafana's variables as the dashboard's queries use them, with the values the test gives. */
 const GRAFANA_VARIABLES: Record<string, string> = {
   $__rate_interval: '1m',
@@ -156,6 +157,8 @@ describe('Prometheus scraping the distributed services', () => {
       INGEST_OPS_PORT: '0',
       ARCHIVE_OPS_PORT: '0',
       OPERATOR_OPS_PORT: '0',
+      // Short, so the device that stops sending turns stalled (and its alert fires) in seconds.
+      CAPTURE_STALL_AFTER: `${STALL_AFTER_MS}ms`,
     };
     await start('ingest-worker', shared, /consuming content batches/);
     await start(
@@ -355,7 +358,13 @@ describe('Prometheus scraping the distributed services', () => {
       '/api/v1/alerts',
     );
     // Every rule has a `for:` longer than this run: a rule that wrongly matches is only pending.
-    expect(alerts.data.alerts.filter((a) => a.state !== 'inactive')).toEqual([]);
+    // Bar DeviceCaptureStalled, whose wait is CAPTURE_STALL_AFTER (3 s here): the test device
+    // stopped sending after its traffic, so it may fire already (its own test below).
+    expect(
+      alerts.data.alerts.filter(
+        (a) => a.state !== 'inactive' && a.labels.alertname !== 'DeviceCaptureStalled',
+      ),
+    ).toEqual([]);
   });
 
   it('when promtool checks each service /metrics text, then it passes', async () => {
@@ -389,4 +398,27 @@ describe('Prometheus scraping the distributed services', () => {
       });
     },
   );
+
+  it('when a device stops sending, then GET /devices shows it stalled and DeviceCaptureStalled fires for it', async () => {
+    // The traffic's batches came at ten moments, then nothing: stalled after CAPTURE_STALL_AFTER.
+    const stalled = await waitUntil(
+      async () => {
+        const response = await fetch(`${apiUrl}/devices/${DEVICE}`, {
+          headers: { authorization: `Bearer ${tokens.all.token}` },
+        });
+        return ((await response.json()) as { capture_status?: string }).capture_status;
+      },
+      (status) => status === 'stalled',
+    );
+    expect(stalled).toBe('stalled');
+    // Its newest item: the traffic's last batch, buildItem(29).
+    expect(await value(`max(ingest_device_last_item_timestamp_seconds{device="${DEVICE}"})`)).toBe(
+      Date.parse(buildItem(29).timestamp) / 1000,
+    );
+    const firing = await waitForValue(
+      `count(ALERTS{alertname="DeviceCaptureStalled", alertstate="firing", device="${DEVICE}"})`,
+      (v) => v === 1,
+    );
+    expect(firing).toBe(1);
+  });
 });

@@ -12,6 +12,8 @@ export const messageTypes = [
   'operator.presence',
   'search.request',
   'search.reply',
+  'devices.request',
+  'devices.reply',
 ] as const;
 
 export type MessageType = (typeof messageTypes)[number];

@@ -32,3 +32,5 @@ export {
   type ApiScope,
   type ComponentName,
 } from './openapi';
+export * from './devices-query';
+export * from './capture-status';

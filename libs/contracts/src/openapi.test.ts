@@ -67,6 +67,9 @@ const validatorFor: Partial<Record<ComponentName, Validator<unknown>>> = {
   DataDeleteRangeRequest: validators.dataDeleteRangeRequest,
   DataDeleteDeviceRequest: validators.dataDeleteDeviceRequest,
   DataDeleteResult: validators.dataDeleteResult,
+  DevicesAnswer: validators.devicesAnswer,
+  DeviceDetail: validators.deviceDetail,
+  HealthAnswer: validators.healthAnswer,
 };
 
 const componentOf = (media: Media): ComponentName =>

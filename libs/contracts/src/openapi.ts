@@ -17,6 +17,16 @@ import {
   dataDeleteRangeRequestSchema,
   dataDeleteResultSchema,
 } from './schemas/data-delete.schema';
+import {
+  agentStatuses,
+  captureStatuses,
+  deviceDetailSchema,
+  deviceSortKeys,
+  deviceSummarySchema,
+  devicesAnswerSchema,
+  healthAnswerSchema,
+} from './schemas/devices.schema';
+import { devicesDefaultLimit, devicesMaxLimit } from './devices-query';
 import { dateTimeSchema, deviceNameSchema } from './schemas/common';
 import {
   listedElementSchema,
@@ -79,6 +89,10 @@ const componentSchemas = {
   SearchAnswerItem: searchAnswerItemSchema,
   SearchOcrContent: searchOcrContentSchema,
   SearchAudioContent: searchAudioContentSchema,
+  DevicesAnswer: devicesAnswerSchema,
+  DeviceSummary: deviceSummarySchema,
+  DeviceDetail: deviceDetailSchema,
+  HealthAnswer: healthAnswerSchema,
   DeviceName: deviceNameSchema,
   DateTimeWithOffset: dateTimeSchema,
   WhoAmI: whoAmISchema,
@@ -190,7 +204,7 @@ export interface ApiOperation {
   method: 'get' | 'post';
   path: string;
   operationId: string;
-  tag: 'ingest' | 'search' | 'operator' | 'archive' | 'data' | 'auth' | 'meta';
+  tag: 'ingest' | 'search' | 'fleet' | 'operator' | 'archive' | 'data' | 'auth' | 'meta';
   summary: string;
   description: string;
   /** Null: served without a token. `any`: any valid token (or the tokenless loopback grant). */
@@ -198,6 +212,8 @@ export interface ApiOperation {
   request?: { schema: ComponentName; required: boolean; examples: Record<string, Example> };
   /** Query parameters (GET routes). */
   parameters?: readonly QueryParameter[];
+  /** Path parameters, one per `{name}` in `path`. */
+  pathParameters?: readonly QueryParameter[];
   response: { schema: ComponentName | null; description: string; example?: Json };
   errors: readonly ErrorStatus[];
 }
@@ -762,6 +778,141 @@ export const apiOperations: readonly ApiOperation[] = [
   },
   {
     method: 'get',
+    path: '/devices',
+    operationId: 'listDevices',
+    tag: 'fleet',
+    summary: 'The fleet: every device seen, its capture, agent and archive state',
+    description:
+      'Every device the service has stored content from or whose operator agent announced ' +
+      'itself, from per-device counters the ingest workers keep as they store (never counted on ' +
+      'request). `capture_status`: `ok` (a batch received within CAPTURE_STALL_AFTER, default 5 ' +
+      'min), `stalled` (it was sending, batches at two moments at least, and nothing came for ' +
+      'longer), `idle` (never regular: one batch, or nothing). `agent.status`: `online` (a ' +
+      'heartbeat within 3 intervals), `unresponsive` (silent since, up to 5 min more), `offline` ' +
+      '(a goodbye, longer silence, or not heard by this gateway). `items_stored` counts items in ' +
+      'the store now (archived ones move to `archive.items_archived`); the last hour and 24 h are ' +
+      'summed from hourly buckets, the oldest pro rata. A token bound to devices sees only its ' +
+      'own. Times are UTC with `Z`.',
+    scope: 'search',
+    parameters: [
+      {
+        name: 'limit',
+        description: `Devices per page (default ${devicesDefaultLimit}); more than ${devicesMaxLimit} is capped (pagination.limit says so).`,
+        schema: { type: 'integer', minimum: 1, default: devicesDefaultLimit },
+      },
+      {
+        name: 'offset',
+        description: 'Devices to skip.',
+        schema: { type: 'integer', minimum: 0, default: 0 },
+      },
+      {
+        name: 'status',
+        description:
+          'Only devices with this capture_status (ok, stalled, idle) or agent.status (online, unresponsive, offline).',
+        schema: { type: 'string', enum: [...captureStatuses, ...agentStatuses] },
+      },
+      {
+        name: 'sort',
+        description:
+          '`device_name`: A to Z (default); `last_item_time`: newest first, devices with none last.',
+        schema: { type: 'string', enum: [...deviceSortKeys], default: 'device_name' },
+      },
+    ],
+    response: {
+      schema: 'DevicesAnswer',
+      description: 'One page of devices and how many match.',
+      example: {
+        data: [
+          {
+            device_name: 'MacBook Pro',
+            capture_status: 'ok',
+            capture: {
+              first_item_time: '2026-11-01T08:00:00.000Z',
+              last_item_time: '2026-11-22T10:00:00.123Z',
+              items_stored: 51234,
+              items_last_hour: 710,
+              items_last_24h: 9800,
+              by_content_type: {
+                frames: {
+                  items_stored: 50000,
+                  last_item_time: '2026-11-22T10:00:00.123Z',
+                  items_last_hour: 700,
+                  items_last_24h: 9600,
+                },
+                transcription: {
+                  items_stored: 1234,
+                  last_item_time: '2026-11-22T09:58:10.000Z',
+                  items_last_hour: 10,
+                  items_last_24h: 200,
+                },
+              },
+            },
+            agent: { status: 'online', last_heartbeat_time: '2026-11-22T10:00:01.000Z' },
+            archive: {
+              items_archived: 120000,
+              last_archived_item_time: '2026-10-23T00:00:00.000Z',
+            },
+          },
+        ],
+        pagination: { limit: 50, offset: 0, total: 1 },
+      },
+    },
+    errors: [400, ...authErrors, 502, 503],
+  },
+  {
+    method: 'get',
+    path: '/devices/{name}',
+    operationId: 'getDevice',
+    tag: 'fleet',
+    summary: "One device's state and its timeline (items per hour for 24 h, per day for 30 days)",
+    description:
+      'The same as its entry in GET /devices, plus `timeline`: `hourly` (the last 24 UTC hours) ' +
+      'and `daily` (the last 30 UTC days), oldest first, every bucket present (0 when empty), ' +
+      'counting items stored by their timestamps. 404 for a device the service does not know, ' +
+      'and for one the token may not see (the same answer).',
+    scope: 'search',
+    pathParameters: [
+      {
+        name: 'name',
+        description: 'The device name, URL-encoded.',
+        schema: { $ref: '#/components/schemas/DeviceName' },
+      },
+    ],
+    response: { schema: 'DeviceDetail', description: 'The device and its timeline.' },
+    errors: [...authErrors, 404, 502, 503],
+  },
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'health',
+    tag: 'meta',
+    summary: "screenpipe's health: is capture flowing, is the service whole",
+    description:
+      "screenpipe's GET /health shape for its clients, which poll it; no token needed and no " +
+      'device names. Always HTTP 200, the state in the body, as screenpipe answers: `healthy` ' +
+      '(200); `unhealthy` (500) when the newest frame or transcription is older than ' +
+      'CAPTURE_STALL_AFTER (`stale`; `no data` when none); `degraded` (503) when the broker, the ' +
+      'content store or the ingest workers are unavailable, `message` naming which. A valid token ' +
+      'bound to devices narrows the times to its devices.',
+    scope: null,
+    response: {
+      schema: 'HealthAnswer',
+      description: 'The state.',
+      example: {
+        status: 'healthy',
+        status_code: 200,
+        last_frame_timestamp: '2026-11-22T10:00:00.123Z',
+        last_audio_timestamp: '2026-11-22T09:59:58.000Z',
+        frame_status: 'ok',
+        audio_status: 'ok',
+        message: 'all systems are functioning normally.',
+        verbose_instructions: null,
+      },
+    },
+    errors: [405],
+  },
+  {
+    method: 'get',
     path: '/auth/whoami',
     operationId: 'whoAmI',
     tag: 'auth',
@@ -963,12 +1114,19 @@ function operationObject(operation: ApiOperation): JsonObject {
       },
     };
   }
-  if (operation.parameters) {
-    out.parameters = operation.parameters.map((parameter) => ({
-      in: 'query',
-      required: false,
-      ...parameter,
-    }));
+  if (operation.parameters || operation.pathParameters) {
+    out.parameters = [
+      ...(operation.pathParameters ?? []).map((parameter) => ({
+        in: 'path',
+        required: true,
+        ...parameter,
+      })),
+      ...(operation.parameters ?? []).map((parameter) => ({
+        in: 'query',
+        required: false,
+        ...parameter,
+      })),
+    ];
   }
   return out;
 }
@@ -1019,6 +1177,7 @@ export function buildOpenApiDocument(): JsonObject {
     tags: [
       { name: 'ingest', description: 'Captured content in.' },
       { name: 'search', description: 'Captured content back out.' },
+      { name: 'fleet', description: 'Which devices the service knows, and how they are doing.' },
       {
         name: 'operator',
         description: "Key presses, clicks and typing into a device's desktop (experimental).",

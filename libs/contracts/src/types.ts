@@ -23,6 +23,17 @@ import type {
 } from './schemas/data-delete.schema';
 import type { contentBatchSchema } from './schemas/messages.schema';
 import type {
+  agentStatuses,
+  captureStatuses,
+  deviceCaptureRecordSchema,
+  deviceDetailSchema,
+  deviceSummarySchema,
+  devicesAnswerSchema,
+  devicesReplySchema,
+  devicesRequestSchema,
+  healthAnswerSchema,
+} from './schemas/devices.schema';
+import type {
   listedElementSchema,
   listElementsRequestSchema,
   listElementsResponseSchema,
@@ -90,3 +101,12 @@ export type DataDeleteDeviceRequest = FromSchema<typeof dataDeleteDeviceRequestS
 export type DataDeleteCommandRequest = FromSchema<typeof dataDeleteCommandRequestSchema>;
 export type DataDeletedCounts = FromSchema<typeof dataDeletedCountsSchema>;
 export type DataDeleteResult = FromSchema<typeof dataDeleteResultSchema>;
+export type DevicesRequest = FromSchema<typeof devicesRequestSchema>;
+export type DevicesReply = FromSchema<typeof devicesReplySchema>;
+export type DeviceCaptureRecord = FromSchema<typeof deviceCaptureRecordSchema>;
+export type DeviceSummary = FromSchema<typeof deviceSummarySchema>;
+export type DeviceDetail = FromSchema<typeof deviceDetailSchema>;
+export type DevicesAnswer = FromSchema<typeof devicesAnswerSchema>;
+export type HealthAnswer = FromSchema<typeof healthAnswerSchema>;
+export type CaptureStatus = (typeof captureStatuses)[number];
+export type AgentStatus = (typeof agentStatuses)[number];

@@ -19,6 +19,13 @@ import {
 } from './schemas/data-delete.schema';
 import { contentBatchSchema, envelopeSchema } from './schemas/messages.schema';
 import {
+  deviceDetailSchema,
+  devicesAnswerSchema,
+  devicesReplySchema,
+  devicesRequestSchema,
+  healthAnswerSchema,
+} from './schemas/devices.schema';
+import {
   listElementsRequestSchema,
   listElementsResponseSchema,
   operatorCommandSchema,
@@ -51,7 +58,12 @@ import type {
   ArchiveRestoreRequest,
   ArchiveStatus,
   ContentBatch,
+  DeviceDetail,
+  DevicesAnswer,
+  DevicesReply,
+  DevicesRequest,
   ErrorBody,
+  HealthAnswer,
   ListElementsRequest,
   ListElementsResponse,
   OperationResult,
@@ -142,6 +154,11 @@ export const validators = {
     (request) => dataDeleteDeviceErrors(request),
   ),
   dataDeleteResult: compileValidator<DataDeleteResult>(dataDeleteResultSchema, 'delete result'),
+  devicesRequest: compileValidator<DevicesRequest>(devicesRequestSchema, 'devices request'),
+  devicesReply: compileValidator<DevicesReply>(devicesReplySchema, 'devices reply'),
+  devicesAnswer: compileValidator<DevicesAnswer>(devicesAnswerSchema, 'devices answer'),
+  deviceDetail: compileValidator<DeviceDetail>(deviceDetailSchema, 'device detail'),
+  healthAnswer: compileValidator<HealthAnswer>(healthAnswerSchema, 'health answer'),
 };
 
 /** A delete command's bounds, when both are given, must hold something (`to` is exclusive). */

@@ -1,4 +1,5 @@
 import type { ContentType } from '@screenfleet/contracts';
+import type { DeleteOptions, DeviceCounters, DeviceCountersQuery } from './device-counters';
 
 /** One stored content item: what the ingest worker writes and the archive worker scans. */
 export interface ContentDocument {
@@ -140,8 +141,12 @@ export interface ContentStore {
    */
   scanRange(range: TimeRange, options: { chunkSize: number }): AsyncIterable<ContentDocument[]>;
   countRange(range: TimeRange): Promise<number>;
-  /** Returns how many were deleted (their claims go with them); unknown ids are ignored. */
-  deleteByIds(ids: string[]): Promise<number>;
+  /**
+   * Returns how many were deleted (their claims go with them); unknown ids are ignored. The
+   * deleted items are subtracted from their devices' counters (and added to the archive
+   * counters with `archived`): sqlite in the same transaction, mongo right after.
+   */
+  deleteByIds(ids: string[], options?: DeleteOptions): Promise<number>;
   /**
    * Deletes at most `limit` items of the range, oldest first, with their search entries and
    * claims, in one transaction (SQLite: one writer operation, so the writer thread is never held
@@ -154,6 +159,19 @@ export interface ContentStore {
    * file only when none does (many frames share one video file).
    */
   filePathsInUse(paths: string[]): Promise<Set<string>>;
+  /**
+   * The per-device counters kept with every insert and delete (device-counters.ts says what
+   * each counts), sorted by device name; no item is counted on request.
+   */
+  deviceCounters(query: DeviceCountersQuery): Promise<DeviceCounters[]>;
+  /**
+   * Sets the device's capture counters (items stored, first/last item time, hourly buckets) from
+   * the items stored now; received times and archive counters stay. For a delete that removes
+   * items other than by deleteByIds (a time range): call it after that delete.
+   */
+  recountDevice(device: string): Promise<void>;
+  /** Removes every counter of the device, archive counters too (after delete-device). */
+  forgetDevice(device: string): Promise<void>;
   /** Reads what is committed now: an item inserted before the call is found by it. */
   search(query: SearchQuery, options?: SearchOptions): Promise<SearchResult>;
   close(): Promise<void>;

@@ -14,6 +14,16 @@ export type {
 export { itemText, textLength } from './content-text';
 export { summariseDeleted } from './deleted-items';
 export {
+  HOUR_MS,
+  hourStart,
+  windowShare,
+  type ContentTypeCounters,
+  type DeleteOptions,
+  type DeviceCounters,
+  type DeviceCountersQuery,
+  type HourCount,
+} from './device-counters';
+export {
   backfillSearchTerms,
   type SearchBackfillOptions,
   type SearchBackfillReport,

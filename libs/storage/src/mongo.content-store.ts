@@ -27,6 +27,7 @@ import {
   type StoredItem,
 } from './mongo.content-search';
 import { summariseDeleted } from './deleted-items';
+import { mongoDeviceCounters } from './mongo.device-counters';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions {
@@ -74,6 +75,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
   const items = db.collection<StoredItem>(options.collection ?? 'content_items');
   // The ids and claims of items that claim more than their _id (see NewContentDocument).
   const claims = db.collection<Claim>(`${items.collectionName}_claims`);
+  const counters = mongoDeviceCounters(db, items.collectionName, items);
 
   return {
     ensureIndexes: () =>
@@ -85,6 +87,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
           await items.createIndex(index.key, { name: index.name });
         }
         await claims.createIndex({ owner: 1 }, { name: 'owner_1' });
+        await counters.ensureIndexes();
       }),
 
     insertItems: (docs) =>
@@ -98,22 +101,26 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         for (const doc of claiming) {
           const stored = (await claimAll(claims, doc))
             ? await insertIgnoringStored(items, [doc])
-            : { inserted: 0, alreadyStored: 1 };
+            : { inserted: 0, alreadyStored: 1, stored: [] };
           result.inserted += stored.inserted;
           result.alreadyStored += stored.alreadyStored;
+          result.stored.push(...stored.stored);
         }
-        return result;
+        await counters.added(result.stored);
+        return { inserted: result.inserted, alreadyStored: result.alreadyStored };
       }),
 
     scanRange: (range, { chunkSize }) => scanChunks(items, range, chunkSize),
 
     countRange: (range) => translated('countRange', () => items.countDocuments(rangeFilter(range))),
 
-    deleteByIds: (ids) =>
+    deleteByIds: (ids, options = {}) =>
       translated('deleteByIds', async () => {
         if (ids.length === 0) return 0;
+        const gone = await counters.beforeDelete(ids);
         const result = await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
+        await counters.deleted(gone, options.archived === true);
         return result.deletedCount;
       }),
 
@@ -124,20 +131,24 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         }
         const found = await items
           .find(deleteFilter(range), {
-            projection: { _id: 1, device_name: 1, content_type: 1, file_path: 1 },
+            projection: { _id: 1, device_name: 1, content_type: 1, file_path: 1, timestamp: 1 },
           })
           .sort({ timestamp: 1, _id: 1 })
           .limit(limit)
           .toArray();
         if (found.length === 0) return { counts: [], filePaths: [] };
         const ids = found.map((doc) => doc._id);
-        // No transactions here (FerretDB): counters kept per device are decremented after this,
-        // from the counts, which are of the items this call found and deleted. The archive
+        // No transactions here (FerretDB): the devices' counters are decremented after the
+        // delete, by the items this call found and deleted (as deleteByIds does). The archive
         // worker's task lease keeps any other delete of these items away meanwhile.
         await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
+        await counters.deleted(found, false);
         return summariseDeleted(found);
       }),
+    deviceCounters: (query) => translated('deviceCounters', () => counters.read(query)),
+    recountDevice: (device) => translated('recountDevice', () => counters.recount(device)),
+    forgetDevice: (device) => translated('forgetDevice', () => counters.forget(device)),
 
     filePathsInUse: (paths) =>
       translated('filePathsInUse', async () => {
@@ -224,11 +235,14 @@ async function claimAll(claims: Collection<Claim>, doc: NewContentDocument): Pro
   return true;
 }
 
+/** InsertResult and the documents this insert newly stored (what the counters count). */
+type Stored = InsertResult & { stored: ContentDocument[] };
+
 async function insertIgnoringStored(
   items: Collection<StoredItem>,
   docs: NewContentDocument[],
-): Promise<InsertResult> {
-  if (docs.length === 0) return { inserted: 0, alreadyStored: 0 }; // the driver rejects empty batches
+): Promise<Stored> {
+  if (docs.length === 0) return { inserted: 0, alreadyStored: 0, stored: [] }; // the driver rejects empty batches
   try {
     // Unordered inserts with deterministic _ids instead of upserts: on FerretDB upserts are 200x
     // slower, and a duplicate key per item is exactly the "already stored" answer we need.
@@ -237,11 +251,19 @@ async function insertIgnoringStored(
       ...searchFields(doc),
     }));
     const result = await items.insertMany(stored, { ordered: false });
-    return { inserted: result.insertedCount, alreadyStored: 0 };
+    return { inserted: result.insertedCount, alreadyStored: 0, stored: docs };
   } catch (error) {
     const duplicates = duplicateKeyErrors(error);
     if (duplicates === undefined) throw error;
-    return { inserted: (error as MongoBulkWriteError).insertedCount, alreadyStored: duplicates };
+    // Each duplicate names its document's index in the call: the others were stored now.
+    const refused = new Set(
+      ([] as WriteError[]).concat((error as MongoBulkWriteError).writeErrors).map((e) => e.index),
+    );
+    return {
+      inserted: (error as MongoBulkWriteError).insertedCount,
+      alreadyStored: duplicates,
+      stored: docs.filter((_doc, index) => !refused.has(index)),
+    };
   }
 }
 

@@ -27,6 +27,14 @@ import {
   type NewDeadLetter,
 } from './sqlite.dead-letters-schema';
 import { tableName } from './sqlite-connection';
+import {
+  counterAdditions,
+  counterTables,
+  ensureCounterSchema,
+  forgetDevice,
+  recountDevice,
+  subtractDeleted,
+} from './sqlite.device-counters-schema';
 
 /** What a write operation gets in the writer thread: the write connection, inside a transaction. */
 export interface WriterConnection {
@@ -62,8 +70,11 @@ export const writeOperations = {
     };
   },
 
-  'content.schema': ({ db, sql }: WriterConnection, { table }: { table: string }) =>
-    ensureContentSchema(db, sql, contentTables(table)),
+  'content.schema': ({ db, sql }: WriterConnection, { table }: { table: string }) => {
+    const tables = contentTables(table);
+    ensureContentSchema(db, sql, tables);
+    ensureCounterSchema(db, sql, tables.table, counterTables(table));
+  },
 
   /**
    * Returns how many were inserted (the others were stored before). The rows are made here, in
@@ -74,26 +85,55 @@ export const writeOperations = {
     { table, docs }: { table: string; docs: NewContentDocument[] },
   ) => {
     const tables = contentTables(table);
+    // The device counters of the items newly stored, in the same savepoint: a redelivered item
+    // (not inserted) is not counted, and items and counts commit or roll back together.
+    const counts = counterAdditions();
     let inserted = 0;
     for (const doc of docs) {
       const row = contentRow(doc);
       connection.bytes += row.document.length;
-      inserted += insertContentRow(connection.sql, tables, row);
+      if (insertContentRow(connection.sql, tables, row) === 1) {
+        inserted += 1;
+        counts.add(doc);
+      }
     }
+    counts.flush(connection.sql, counterTables(table));
     return inserted;
   },
 
-  'content.delete': ({ sql }: WriterConnection, { table, ids }: { table: string; ids: string[] }) =>
-    deleteItemRows(sql, contentTables(table), ids),
+  /** Deletes the items and subtracts them from their devices' counters, in one savepoint. */
+  'content.delete': (
+    { sql }: WriterConnection,
+    { table, ids, archived }: { table: string; ids: string[]; archived: boolean },
+  ) => {
+    const tables = contentTables(table);
+    subtractDeleted(sql, tables.table, counterTables(table), JSON.stringify(ids), archived);
+    return deleteItemRows(sql, tables, ids);
+  },
+
+  'content.recountDevice': (
+    { sql }: WriterConnection,
+    { table, device }: { table: string; device: string },
+  ) => recountDevice(sql, contentTables(table).table, counterTables(table), device),
+
+  'content.forgetDevice': (
+    { sql }: WriterConnection,
+    { table, device }: { table: string; device: string },
+  ) => forgetDevice(sql, counterTables(table), device),
 
   /**
-   * One bounded chunk of a delete (ContentStore.deleteRange). Per-device counters kept in this
-   * database are decremented here, from the counts, in the same transaction.
+   * One bounded chunk of a delete (ContentStore.deleteRange); its items are subtracted from
+   * their devices' counters in the same savepoint.
    */
   'content.deleteRange': (
     { sql }: WriterConnection,
     { table, range, limit }: { table: string; range: DeleteRangeMs; limit: number },
-  ) => deleteRangeRows(sql, contentTables(table), range, limit),
+  ) => {
+    const tables = contentTables(table);
+    return deleteRangeRows(sql, tables, range, limit, (ids) =>
+      subtractDeleted(sql, tables.table, counterTables(table), JSON.stringify(ids), false),
+    );
+  },
 
   'archiveState.schema': ({ db }: WriterConnection, t: StateTables) =>
     ensureArchiveStateSchema(db, archiveStateTables(t.table, t.leaseTable)),

@@ -332,14 +332,15 @@ export interface DeleteRangeMs {
 /**
  * Deletes the oldest `limit` items of the range (with their search rows and claims) and says
  * what went, by device and type, and which files they named. Runs inside the writer's
- * transaction: the per-device counters' decrement belongs here, beside the delete, so that it
- * commits with it (the counts are at hand).
+ * transaction; `beforeDelete` sees the chosen ids while their rows still exist (the per-device
+ * counters' decrement reads them), so it commits with the delete.
  */
 export function deleteRangeRows(
   sql: Statements,
   tables: ContentTables,
   range: DeleteRangeMs,
   limit: number,
+  beforeDelete: (ids: string[]) => void = () => undefined,
 ): DeletedItems {
   const clauses: string[] = [];
   const params: Array<string | number> = [];
@@ -366,10 +367,8 @@ export function deleteRangeRows(
     file_path: string | null;
   }>;
   if (rows.length === 0) return { counts: [], filePaths: [] };
-  deleteItemRows(
-    sql,
-    tables,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  beforeDelete(ids);
+  deleteItemRows(sql, tables, ids);
   return summariseDeleted(rows);
 }

@@ -13,6 +13,8 @@ import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { fromJson } from './sqlite-json';
 import { contentTables } from './sqlite.content-schema';
 import { searchSql } from './sqlite.content-search';
+import { readDeviceCounters } from './sqlite.device-counters';
+import { counterTables } from './sqlite.device-counters-schema';
 import { toStoreError } from './store-errors';
 
 export interface SqliteContentStoreOptions {
@@ -35,6 +37,7 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
   const source = databaseFor(options, 'content store');
   const tables = contentTables(options.table ?? 'content_items');
   const { table, name } = tables;
+  const counters = counterTables(name);
 
   // Created on first use too, so a store works before ensureIndexes (as a Mongo collection does).
   let schema: Promise<void> | undefined;
@@ -149,10 +152,11 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
         return row!.n;
       }),
 
-    deleteByIds: (ids) =>
+    deleteByIds: (ids, options = {}) =>
       translated('deleteByIds', async ({ writer }) => {
         if (ids.length === 0) return 0;
-        return writer.write('content.delete', { table: name, ids }, ids.length);
+        const archived = options.archived === true;
+        return writer.write('content.delete', { table: name, ids, archived }, ids.length);
       }),
 
     deleteRange: (range, { limit }) =>
@@ -172,6 +176,18 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
           limit,
         );
       }),
+    deviceCounters: (query) =>
+      translated('deviceCounters', ({ readers }) => readDeviceCounters(readers, counters, query)),
+
+    recountDevice: (device) =>
+      translated('recountDevice', ({ writer }) =>
+        writer.write('content.recountDevice', { table: name, device }),
+      ),
+
+    forgetDevice: (device) =>
+      translated('forgetDevice', ({ writer }) =>
+        writer.write('content.forgetDevice', { table: name, device }),
+      ),
 
     filePathsInUse: (paths) =>
       translated('filePathsInUse', async ({ readers }) => {

@@ -383,6 +383,150 @@ export function describeContentStoreContract(
       });
     });
 
+    describe('device counters', () => {
+      // Fixed instants: windows are computed against `now`, never the test's clock.
+      const at = (iso: string) => new Date(iso);
+      const now = at('2026-11-22T10:30:00Z');
+      const item = (id: string, time: string, more: Partial<NewContentDocument> = {}) =>
+        buildItem({ _id: id, timestamp: at(time), received_at: at(time), ...more });
+      const counters = async (query: Partial<Parameters<ContentStore['deviceCounters']>[0]> = {}) =>
+        store.deviceCounters({ now, ...query });
+
+      it('when items are stored, then each device counts them by content type with their first and last times', async () => {
+        await store.insertItems([
+          item('a', '2026-11-22T10:05:00Z'),
+          item('b', '2026-11-22T10:07:00Z', { received_at: at('2026-11-22T10:08:00Z') }),
+          item('c', '2026-11-22T09:00:00Z', { content_type: 'transcription', file_path: null }),
+          item('d', '2026-11-22T10:01:00Z', { device_name: 'device-2' }),
+        ]);
+
+        const [one, two] = await counters();
+
+        expect(one).toEqual({
+          deviceName: 'device-1',
+          byContentType: [
+            {
+              contentType: 'frames',
+              itemsStored: 2,
+              firstItemTime: at('2026-11-22T10:05:00Z'),
+              lastItemTime: at('2026-11-22T10:07:00Z'),
+              firstReceivedAt: at('2026-11-22T10:05:00Z'),
+              lastReceivedAt: at('2026-11-22T10:08:00Z'),
+              itemsLastHour: 2,
+              itemsLast24h: 2,
+            },
+            expect.objectContaining({ contentType: 'transcription', itemsStored: 1 }),
+          ],
+          itemsArchived: 0,
+          lastArchivedItemTime: null,
+        });
+        expect(two?.deviceName).toBe('device-2');
+        expect(two?.byContentType).toEqual([expect.objectContaining({ itemsStored: 1 })]);
+      });
+
+      it('when a batch is stored again (a redelivery), then nothing is counted twice and only new items count', async () => {
+        const batch = [item('a', '2026-11-22T10:05:00Z'), item('b', '2026-11-22T10:06:00Z')];
+        await store.insertItems(batch);
+        await store.insertItems(batch);
+        await store.insertItems([...batch, item('c', '2026-11-22T10:07:00Z')]);
+
+        const [device] = await counters({ hoursSince: at('2026-11-22T00:00:00Z') });
+        expect(device?.byContentType[0]).toMatchObject({ itemsStored: 3, itemsLastHour: 3 });
+        expect(device?.hours).toEqual([{ start: at('2026-11-22T10:00:00Z'), items: 3 }]);
+      });
+
+      it('when items fall in the windows, then the last hour and last 24 h count whole buckets and the oldest pro rata', async () => {
+        await store.insertItems([
+          ...['a', 'b', 'c'].map((id) => item(id, '2026-11-22T10:05:00Z')), // inside both
+          ...['d', 'e'].map((id) => item(id, '2026-11-22T09:05:00Z')), // bucket half in the hour
+          ...['f', 'g'].map((id) => item(id, '2026-11-21T10:10:00Z')), // bucket half in the 24 h
+          ...['h', 'i', 'j', 'k'].map((id) => item(id, '2026-11-21T09:10:00Z')), // before both
+        ]);
+
+        const [device] = await counters({ hoursSince: at('2026-11-21T00:00:00Z') });
+
+        expect(device?.byContentType[0]).toMatchObject({
+          itemsStored: 11,
+          itemsLastHour: 4,
+          itemsLast24h: 6,
+        });
+        const [plain] = await counters({ windows: false });
+        expect(plain?.byContentType[0]).toMatchObject({
+          itemsStored: 11,
+          itemsLastHour: 0, // not read
+          itemsLast24h: 0,
+        });
+        expect(device?.hours).toEqual([
+          { start: at('2026-11-21T09:00:00Z'), items: 4 },
+          { start: at('2026-11-21T10:00:00Z'), items: 2 },
+          { start: at('2026-11-22T09:00:00Z'), items: 2 },
+          { start: at('2026-11-22T10:00:00Z'), items: 3 },
+        ]);
+      });
+
+      it('when items are deleted, then they leave the counts; archived ones go to the archive counters', async () => {
+        await store.insertItems([
+          item('a', '2026-11-22T09:05:00Z'),
+          item('b', '2026-11-22T09:06:00Z'),
+          item('c', '2026-11-22T10:05:00Z'),
+          item('d', '2026-11-22T10:06:00Z'),
+        ]);
+
+        expect(await store.deleteByIds(['a', 'b'], { archived: true })).toBe(2);
+        expect(await store.deleteByIds(['a', 'b'], { archived: true })).toBe(0); // again: nothing
+        expect(await store.deleteByIds(['c'])).toBe(1);
+
+        const [device] = await counters({ hoursSince: at('2026-11-22T00:00:00Z') });
+        expect(device).toMatchObject({
+          itemsArchived: 2,
+          lastArchivedItemTime: at('2026-11-22T09:06:00Z'),
+          hours: [{ start: at('2026-11-22T10:00:00Z'), items: 1 }],
+        });
+        expect(device?.byContentType[0]).toMatchObject({
+          itemsStored: 1,
+          // Deletes do not move the first/last item times (what the device sent).
+          firstItemTime: at('2026-11-22T09:05:00Z'),
+          lastItemTime: at('2026-11-22T10:06:00Z'),
+        });
+      });
+
+      it('when asked for some devices, then only those come back', async () => {
+        await store.insertItems([
+          item('a', '2026-11-22T10:05:00Z'),
+          item('b', '2026-11-22T10:05:00Z', { device_name: 'device-2' }),
+          item('c', '2026-11-22T10:05:00Z', { device_name: 'device-3' }),
+        ]);
+
+        const found = await counters({ devices: ['device-3', 'device-1', 'unknown'] });
+
+        expect(found.map((d) => d.deviceName)).toEqual(['device-1', 'device-3']);
+        expect(await counters({ devices: [] })).toEqual([]);
+      });
+
+      it('when a device is recounted, then its counts are those of its items stored; when forgotten, it is gone', async () => {
+        await store.insertItems([
+          item('a', '2026-11-22T10:05:00Z'),
+          item('b', '2026-11-22T10:06:00Z'),
+          item('c', '2026-11-22T10:05:00Z', { device_name: 'device-2' }),
+        ]);
+        await store.deleteByIds(['a'], { archived: true });
+
+        await store.recountDevice('device-1');
+
+        const after = await counters();
+        expect(after[0]).toMatchObject({ itemsArchived: 1 }); // archive counters stay
+        expect(after[0]?.byContentType[0]).toMatchObject({
+          itemsLastHour: 1,
+          itemsStored: 1,
+          firstItemTime: at('2026-11-22T10:06:00Z'), // from the items stored now
+          firstReceivedAt: at('2026-11-22T10:05:00Z'), // what the device sent: kept
+        });
+
+        await store.forgetDevice('device-1');
+        expect((await counters()).map((d) => d.deviceName)).toEqual(['device-2']);
+      });
+    });
+
     describe('ensureIndexes', () => {
       it('when called again, then it succeeds and the store still works', async () => {
         await store.ensureIndexes();

@@ -75,7 +75,14 @@ export interface ArchiveWorkerDeps {
   bus: Pick<Bus, 'serve'>;
   content: Pick<
     ContentStore,
-    'scanRange' | 'countRange' | 'deleteByIds' | 'filePathsInUse' | 'insertItems' | 'deleteRange'
+    | 'scanRange'
+    | 'countRange'
+    | 'deleteByIds'
+    | 'filePathsInUse'
+    | 'insertItems'
+    | 'deleteRange'
+    | 'recountDevice'
+    | 'forgetDevice'
   >;
   archive: Pick<
     ArchiveStore,

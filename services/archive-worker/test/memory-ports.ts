@@ -80,8 +80,11 @@ export function memoryContentStore(initial: ContentDocument[] = []) {
             .filter((p) => p !== null && paths.includes(p)) as string[],
         ),
       ),
-    // The archive worker never searches; a test that makes it do so should fail loudly.
+    // The archive worker never searches nor reads counters; a test that makes it should fail loudly.
     search: () => Promise.reject(new Error('memoryContentStore does not search')),
+    deviceCounters: () => Promise.reject(new Error('memoryContentStore keeps no counters')),
+    recountDevice: () => Promise.resolve(),
+    forgetDevice: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
   return store;

@@ -17,7 +17,9 @@ import {
   consoleRoutes,
 } from './entry/console.routes';
 import { dataRouteMethods, dataRoutes } from './entry/data.routes';
+import { deviceRouteLabel, devicesPath, devicesRoutes } from './entry/devices.routes';
 import { docsRoutePaths, docsRoutes } from './entry/docs.routes';
+import { healthPath, healthRoutes } from './entry/health.routes';
 import { HttpError } from './entry/http-error';
 import { toHttpFailure } from './entry/http-errors';
 import { toBodyError } from './entry/json-body';
@@ -41,6 +43,12 @@ export interface GatewayDeps {
     /** How long GET /search waits for an ingest worker (503 after); default GATEWAY_SEARCH_TIMEOUT's. */
     timeoutMs?: number;
   };
+  devices?: {
+    /** CAPTURE_STALL_AFTER: default its config default. */
+    stallAfterMs?: number;
+    /** How long GET /health waits for an ingest worker (default 2 s). */
+    healthTimeoutMs?: number;
+  };
   archive?: {
     /** How long status, configure, init and run wait for the worker (503 after). */
     timeoutMs?: number;
@@ -59,6 +67,9 @@ declare module 'express-serve-static-core' {
 const routes: Record<string, string[]> = {
   '/add': ['POST'],
   [searchPath]: ['GET'],
+  [devicesPath]: ['GET'],
+  [deviceRouteLabel]: ['GET'],
+  [healthPath]: ['GET'],
   [operatorPaths.list]: ['POST'],
   [operatorPaths.press]: ['POST'],
   [operatorPaths.click]: ['POST'],
@@ -87,6 +98,27 @@ export function createGatewayApp(
   // The console: static files calling this same API with the user's token (console.routes.ts).
   app.use(consoleRoutes());
   app.use(whoAmIRoutes(deps.auth));
+  const stallAfterMs = deps.devices?.stallAfterMs ?? gatewayConfigSpec.captureStallAfter.default;
+  // screenpipe's clients poll it without a token (health.routes.ts says what it shows).
+  app.use(
+    healthRoutes({
+      bus: deps.bus,
+      auth: deps.auth,
+      metrics: deps.metrics.devices,
+      stallAfterMs,
+      ...(deps.devices?.healthTimeoutMs ? { timeoutMs: deps.devices.healthTimeoutMs } : {}),
+    }),
+  );
+  app.use(
+    devicesRoutes({
+      bus: deps.bus,
+      auth: deps.auth,
+      presence,
+      metrics: deps.metrics.devices,
+      timeoutMs: deps.search?.timeoutMs ?? gatewayConfigSpec.searchTimeout.default,
+      stallAfterMs,
+    }),
+  );
   // Each route authenticates before it reads its body (entry/json-body.ts): no unauthenticated
   // request is buffered or parsed, and bodiless requests (GET) never meet the JSON check.
   app.use(addRoutes(deps));
@@ -146,9 +178,10 @@ function requestContext({ metrics }: GatewayDeps): RequestHandler {
     res.setHeader('X-Request-Id', res.locals.requestId);
     const stop = metrics.requestDuration.startTimer();
     res.once('finish', () => {
+      const path = routeOf(req.path);
       const labels = {
-        route: routes[req.path]
-          ? req.path
+        route: routes[path]
+          ? path
           : req.path.startsWith(consoleAssetsPrefix)
             ? consoleAssetsRoute
             : 'unmatched',
@@ -162,8 +195,13 @@ function requestContext({ metrics }: GatewayDeps): RequestHandler {
   };
 }
 
+/** The route a path belongs to: itself, or its pattern (GET /devices/{name}). */
+function routeOf(path: string): string {
+  return path.startsWith(`${devicesPath}/`) ? deviceRouteLabel : path;
+}
+
 const methodGuard: RequestHandler = (req, _res, next) => {
-  const allowed = routes[req.path];
+  const allowed = routes[routeOf(req.path)];
   if (allowed && !allowed.includes(req.method)) {
     throw new HttpError(
       405,

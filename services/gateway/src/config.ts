@@ -73,6 +73,12 @@ export const gatewayConfigSpec = defineConfig({
     default: 10000,
     doc: 'Longest wait for GET /search (503 after): a fifth for a worker to take it (else it expires unrun), a tenth (at least 200 ms, at most 1 s) for the answer to come back, and the store stops the search when the rest has passed (503 deadline_exceeded; searchTimings)',
   },
+  captureStallAfter: {
+    env: 'CAPTURE_STALL_AFTER',
+    kind: 'duration',
+    default: 300000,
+    doc: 'A device that was sending and has sent nothing for this long is `stalled` in GET /devices (and its frames/audio `stale` in GET /health)',
+  },
   archiveRestoreTimeout: {
     env: 'GATEWAY_ARCHIVE_RESTORE_TIMEOUT',
     kind: 'duration',

@@ -45,6 +45,7 @@ void runMain(
         ...(signingKey ? { signingKey } : {}),
       },
       search: { timeoutMs: config.searchTimeout },
+      devices: { stallAfterMs: config.captureStallAfter },
       archive: {
         timeoutMs: config.archiveTimeout,
         restoreTimeoutMs: config.archiveRestoreTimeout,

@@ -49,6 +49,7 @@ export function createGatewayMetrics(registry: Registry) {
     operator: operatorMetrics(registers),
     archive: archiveMetrics(registers),
     search: searchMetrics(registers),
+    devices: devicesMetrics(registers),
   };
 }
 
@@ -56,6 +57,7 @@ export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
 export type OperatorMetrics = GatewayMetrics['operator'];
 export type ArchiveMetrics = GatewayMetrics['archive'];
 export type SearchMetrics = GatewayMetrics['search'];
+export type DevicesMetrics = GatewayMetrics['devices'];
 
 /** Operator commands; labels are bounded (action, result = 'success' or an error code). */
 function operatorMetrics(registers: Registers) {
@@ -135,6 +137,24 @@ function searchMetrics(registers: Registers) {
       name: 'gateway_search_rpc_duration_seconds',
       help: 'Searches from request to reply (or to giving up)',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+  };
+}
+
+/** GET /devices, /devices/{name} and /health asking the ingest workers for the device counters. */
+function devicesMetrics(registers: Registers) {
+  return {
+    calls: new Counter({
+      name: 'gateway_devices_rpc_total',
+      help: 'Device-counter reads asked of the ingest workers (GET /devices, /health), by result (ok, or the error code)',
+      labelNames: ['result'] as const,
+      registers,
+    }),
+    callDuration: new Histogram({
+      name: 'gateway_devices_rpc_duration_seconds',
+      help: 'Device-counter reads from request to reply (or to giving up)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
   };

@@ -56,6 +56,12 @@ export const ingestConfigSpec = defineConfig({
     default: 10,
     doc: 'Longest wait for more messages before inserting (distributed mode)',
   },
+  captureStallAfter: {
+    env: 'CAPTURE_STALL_AFTER',
+    kind: 'duration',
+    default: 300000,
+    doc: 'A device that was sending and has sent nothing for this long is stalled: ingest_device_capture_stalled (the DeviceCaptureStalled alert) says 1; give the gateways the same value',
+  },
   searchPrefetch: {
     env: 'INGEST_SEARCH_PREFETCH',
     kind: 'integer',

@@ -1,4 +1,4 @@
-import { queueNames } from '@screenfleet/contracts';
+import { queueNames, type Envelope } from '@screenfleet/contracts';
 import type { Bus, Subscription } from '@screenfleet/bus';
 import {
   backoffDelay,
@@ -8,8 +8,10 @@ import {
 } from '@screenfleet/runtime';
 import type { ContentStore } from '@screenfleet/storage';
 import { createContentBatchConsumer } from './entry/content-batch.consumer';
+import { createDevicesRpcHandler } from './entry/devices.rpc';
 import { createSearchRpcHandler } from './entry/search.rpc';
 import type { MicroBatcherOptions } from './domain/micro-batcher';
+import { toDeviceRecords } from './domain/device-records';
 import { createIngestMetrics } from './metrics';
 
 export { ingestConfigSpec } from './config';
@@ -18,7 +20,7 @@ export { SEARCH_REPLY_MAX_BYTES } from './entry/search.rpc';
 
 export interface IngestWorkerDeps {
   bus: Pick<Bus, 'consume' | 'queueDepth' | 'serve'>;
-  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes' | 'search'>;
+  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes' | 'search' | 'deviceCounters'>;
   logger: Logger;
   registry: Registry;
   prefetch: number;
@@ -28,6 +30,8 @@ export interface IngestWorkerDeps {
   retry: BackoffOptions;
   /** search.rpc requests answered at once (see INGEST_SEARCH_PREFETCH). */
   searchPrefetch: number;
+  /** CAPTURE_STALL_AFTER, for the per-device stall gauge (default 5 min). */
+  captureStallAfterMs?: number;
 }
 
 export interface IngestWorker {
@@ -42,7 +46,13 @@ export interface IngestWorker {
 
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const logger = deps.logger.child({ component: 'ingest' });
-  const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue));
+  const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue), {
+    records: async () => {
+      const now = new Date();
+      return toDeviceRecords(await deps.store.deviceCounters({ now }), now, false);
+    },
+    stallAfterMs: deps.captureStallAfterMs ?? 300_000,
+  });
   let stopping = false;
   const stopped = new AbortController();
   let subscription: Subscription | undefined;
@@ -69,9 +79,14 @@ export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
       await deps.store.ensureIndexes();
       // A consumer of its own, so a search never waits behind batches in the prefetch window
       // (and a slow search never holds a batch); first, so a started worker answers both.
+      // search.rpc carries the store's reads: searches and the device counters (GET /devices),
+      // told apart by the request's type; an unknown type gets the search handler's refusal.
+      const search = createSearchRpcHandler({ store: deps.store, metrics, logger });
+      const devices = createDevicesRpcHandler({ store: deps.store, logger });
       searching = await deps.bus.serve(
         queueNames.searchRpc,
-        createSearchRpcHandler({ store: deps.store, metrics, logger }),
+        (request): Promise<Envelope> =>
+          request.type === 'devices.request' ? devices(request) : search(request),
         { prefetch: deps.searchPrefetch },
       );
       logger.info(

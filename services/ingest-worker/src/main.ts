@@ -52,6 +52,7 @@ void runMain(
       grouping: { maxWeight: config.groupItems, maxWaitMs: config.groupWait },
       retry: { initialMs: config.retryInitial, maxMs: config.retryMax },
       searchPrefetch: config.searchPrefetch,
+      captureStallAfterMs: config.captureStallAfter,
     });
     await worker.start();
     const ops = await startOpsServer({

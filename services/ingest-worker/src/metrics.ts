@@ -1,5 +1,5 @@
 import type { Outcome } from '@screenfleet/bus';
-import { queueNames } from '@screenfleet/contracts';
+import { captureStatusOf, queueNames, type DeviceCaptureRecord } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
 /** How a search.rpc request ended: answered, or the refusal's code. */
@@ -12,11 +12,59 @@ export const searchOutcomes = [
 ] as const;
 export type SearchOutcome = (typeof searchOutcomes)[number];
 
+/** Devices whose last batch is older than this are left out of the per-device gauges. */
+export const DEVICE_GAUGE_HORIZON_MS = 30 * 24 * 3_600_000;
+
+/** What the per-device gauges read at scrape time (absent: no such gauges, e.g. unit tests). */
+export interface FleetSource {
+  /** The store's counters as devices.reply records; rejects when the store cannot answer. */
+  records(): Promise<DeviceCaptureRecord[]>;
+  /** CAPTURE_STALL_AFTER. */
+  stallAfterMs: number;
+}
+
 export function createIngestMetrics(
   registry: Registry,
   queueDepth: (queue: string) => Promise<number>,
+  fleet?: FleetSource,
 ) {
   const registers = [registry];
+  // One read of the counters serves both per-device gauges of a scrape.
+  let read: { at: number; records: Promise<DeviceCaptureRecord[] | undefined> } | undefined;
+  const fleetNow = () => {
+    if (!fleet) return Promise.resolve(undefined);
+    const now = Date.now();
+    if (!read || now - read.at > 1000) {
+      // A store that does not answer within 1 s does not hold the scrape up.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), 1000);
+      });
+      const records = fleet.records().catch(() => undefined);
+      read = {
+        at: now,
+        records: Promise.race([records, late]).finally(() => clearTimeout(timer)),
+      };
+    }
+    return read.records;
+  };
+  /**
+   * Sets a per-device gauge from the counters: devices seen in the last 30 days only, so the
+   * series stay bounded. When the store cannot answer, the gauge keeps its last values.
+   */
+  const perDevice = (value: (record: DeviceCaptureRecord, nowMs: number) => number | undefined) =>
+    async function collect(this: Gauge<'device'>) {
+      const records = await fleetNow();
+      if (!records) return;
+      const now = Date.now();
+      this.reset();
+      for (const record of records) {
+        const last = record.last_received_ms ?? 0;
+        if (now - last > DEVICE_GAUGE_HORIZON_MS) continue;
+        const v = value(record, now);
+        if (v !== undefined) this.set({ device: record.device_name }, v);
+      }
+    };
   const queues = [queueNames.ingestContent, queueNames.ingestContentDead];
   const metrics = {
     // Read from the broker at scrape time: the backlog (consumer lag) and the dead letters.
@@ -30,6 +78,31 @@ export function createIngestMetrics(
         queues.forEach((queue, i) => this.set({ queue }, depths[i] ?? -1));
       },
     }),
+    ...(fleet
+      ? {
+          deviceLastItem: new Gauge({
+            name: 'ingest_device_last_item_timestamp_seconds',
+            help: "A device's newest stored item time (Unix seconds), for devices seen in the last 30 days; every ingest worker reports the same: aggregate with max",
+            labelNames: ['device'] as const,
+            registers,
+            collect: perDevice((record) => {
+              const times = Object.values(record.by_content_type)
+                .map(([, lastItemMs]) => lastItemMs)
+                .filter((t): t is number => t !== null);
+              return times.length > 0 ? Math.max(...times) / 1000 : undefined;
+            }),
+          }),
+          deviceStalled: new Gauge({
+            name: 'ingest_device_capture_stalled',
+            help: '1 when a device that was sending has sent nothing for CAPTURE_STALL_AFTER (GET /devices capture_status stalled), else 0; devices seen in the last 30 days',
+            labelNames: ['device'] as const,
+            registers,
+            collect: perDevice((record, now) =>
+              captureStatusOf(record, now, fleet.stallAfterMs) === 'stalled' ? 1 : 0,
+            ),
+          }),
+        }
+      : {}),
     itemsWritten: new Counter({
       name: 'ingest_items_written_total',
       help: 'Content items newly stored',

@@ -42,3 +42,15 @@ export {
   toDeletedDevice,
   type DataDeleteRange,
 } from './data-delete.schema';
+export {
+  agentStatuses,
+  captureStatuses,
+  deviceCaptureRecordSchema,
+  deviceDetailSchema,
+  deviceSortKeys,
+  deviceSummarySchema,
+  devicesAnswerSchema,
+  devicesReplySchema,
+  devicesRequestSchema,
+  healthAnswerSchema,
+} from './devices.schema';

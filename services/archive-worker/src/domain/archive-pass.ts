@@ -163,7 +163,8 @@ export function createArchiver(deps: ArchiverDeps) {
     const pending = state.cleanup_pending;
     if (!pending) return state;
     await ensureLease('deleting archived items');
-    await deps.content.deleteByIds(pending.item_ids);
+    // `archived`: the store adds them to their devices' archive counters (GET /devices).
+    await deps.content.deleteByIds(pending.item_ids, { archived: true });
     await step('deleted');
     const unreferencedPaths = await unreferenced(pending.media_paths);
     if (deps.holdsLease && !(await deps.holdsLease())) {

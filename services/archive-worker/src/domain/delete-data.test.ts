@@ -89,6 +89,32 @@ describe('deleting captured data', () => {
     });
   });
 
+  it('when a range is deleted, then each touched device is recounted; when a whole device is, then its counters are forgotten', async () => {
+    const docs = [
+      buildDoc({ timestamp: recent(1), device_name: 'a' }),
+      buildDoc({ timestamp: recent(2), device_name: 'b' }),
+      buildDoc({ timestamp: recent(8), device_name: 'c' }),
+    ];
+    const { content, deps } = setup(docs);
+    const settled: string[] = [];
+    content.recountDevice = (device) => {
+      settled.push(`recount ${device}`);
+      return Promise.resolve();
+    };
+    content.forgetDevice = (device) => {
+      settled.push(`forget ${device}`);
+      return Promise.resolve();
+    };
+
+    await deleteCaptured(deps, { from: recent(0), to: recent(5) });
+    expect(settled.sort()).toEqual(['recount a', 'recount b']);
+
+    settled.length = 0;
+    await deleteCaptured(deps, { device: 'c' });
+    expect(settled).toEqual(['forget c']);
+    expect(content.items.size).toBe(0);
+  });
+
   it('when deleted items named media files, then only the files no remaining item names are removed', async () => {
     const media = memoryMedia({ '/media/v1.mp4': 'one', '/media/v2.mp4': 'two' });
     const docs = [

@@ -19,7 +19,7 @@ import {
 } from './restore';
 
 export interface DeleteDeps {
-  content: Pick<ContentStore, 'deleteRange' | 'filePathsInUse'>;
+  content: Pick<ContentStore, 'deleteRange' | 'filePathsInUse' | 'recountDevice' | 'forgetDevice'>;
   archive: Pick<ArchiveStore, 'list' | 'get'>;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** The settings of an archive that has no state yet (the environment's). */
@@ -55,7 +55,8 @@ export interface DeleteReport {
  * lease (the caller's), so no pass or restore runs beside it:
  *   record the archived items of the range as deleted (so no restore brings them back)
  *   -> delete the items, a bounded chunk at a time (search entries go with them)
- *   -> after each chunk, the media files no remaining item names.
+ *   -> after each chunk, the media files no remaining item names
+ *   -> the devices' counters settled (GET /devices).
  * The archived items are recorded first: a delete that stops half way (a crash, a lost lease)
  * has made sure they stay out, and running it again finishes the rest. A repeated delete finds
  * nothing left to delete or record, answers zeros and writes nothing.
@@ -86,8 +87,29 @@ export async function deleteCaptured(
     }
     const unreferenced = await unreferencedMedia(deps.content, deps.media, deleted.filePaths);
     report.mediaFiles += await removeMedia(deps.media, unreferenced, deps.mediaNotRemoved);
-    if (count < deps.chunkSize) return report;
+    if (count < deps.chunkSize) {
+      await settleCounters(deps.content, range, report);
+      return report;
+    }
   }
+}
+
+/**
+ * The devices' counters once their items went: a whole device's are forgotten (it leaves GET
+ * /devices, archive counts and all); after a range, each touched device's first and last item
+ * times are read again from what is left (each chunk's own subtraction kept the counts right,
+ * not those times).
+ */
+async function settleCounters(
+  content: Pick<ContentStore, 'recountDevice' | 'forgetDevice'>,
+  range: ArchivedRange,
+  report: DeleteReport,
+): Promise<void> {
+  if (range.device !== undefined && range.from === undefined && range.to === undefined) {
+    await content.forgetDevice(range.device);
+    return;
+  }
+  for (const device of report.items.keys()) await content.recountDevice(device);
 }
 
 /**

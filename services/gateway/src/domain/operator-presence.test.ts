@@ -35,6 +35,21 @@ function thrown(action: () => unknown): unknown {
 }
 
 describe('operator presence', () => {
+  it('when agents heartbeat and say goodbye, then each sighting keeps its last heartbeat time and whether it left', async () => {
+    const { presence, announce } = await started();
+    const before = Date.now();
+    await announce({ device_name: 'desk-1', online: true, ttl_ms: 6000 });
+    await announce({ device_name: 'desk-2', online: true, ttl_ms: 6000 });
+    await announce({ device_name: 'desk-2', online: false, ttl_ms: 6000 });
+
+    const seen = presence.sightings();
+    expect(seen.get('desk-1')).toMatchObject({ ttlMs: 6000, gone: false });
+    expect(seen.get('desk-1')?.lastHeartbeatMs).toBeGreaterThanOrEqual(before);
+    expect(seen.get('desk-2')).toMatchObject({ gone: true });
+    expect(seen.get('desk-2')?.lastHeartbeatMs).toBeGreaterThanOrEqual(before); // kept
+    expect(presence.devices()).toEqual(['desk-1']);
+  });
+
   it('when no agent announced itself, then a request without device_name is a 404', async () => {
     const { presence } = await started();
     expect(thrown(() => presence.resolve(undefined))).toMatchObject({

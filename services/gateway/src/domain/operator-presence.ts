@@ -18,6 +18,11 @@ export interface OperatorPresenceTracker {
   /** The connected devices, sorted. */
   devices(now?: number): string[];
   /**
+   * Every agent this gateway heard since it started reading the stream: its last heartbeat and
+   * whether its last message was a goodbye (GET /devices derives online/unresponsive/offline).
+   */
+  sightings(): ReadonlyMap<string, AgentSighting>;
+  /**
    * The named device, or the only connected one among `allowed` (a bound token's devices; all
    * when absent): 404 when none is, 400 naming them when several are. Devices outside `allowed`
    * are never named.
@@ -28,17 +33,45 @@ export interface OperatorPresenceTracker {
   ): string;
 }
 
+export interface AgentSighting {
+  /** When this gateway received the agent's last heartbeat (ms since the epoch); absent if none. */
+  lastHeartbeatMs?: number;
+  /** How long that heartbeat said to wait for the next (3 intervals). */
+  ttlMs: number;
+  /** The agent's last message was a goodbye (it stopped). */
+  gone: boolean;
+}
+
+/** Sightings kept this long after the last message, so the map stays bounded. */
+const FORGET_AFTER_MS = 30 * 24 * 3_600_000;
+
 export function createOperatorPresence(deps: {
   bus: Pick<Bus, 'consume'>;
   logger: Logger;
 }): OperatorPresenceTracker {
   const logger = deps.logger.child({ component: 'operator-presence' });
   const expiry = new Map<string, number>();
+  const seen = new Map<string, AgentSighting>();
   let subscription: Subscription | undefined;
 
   const record = (presence: OperatorPresence): void => {
-    if (presence.online) expiry.set(presence.device_name, Date.now() + presence.ttl_ms);
-    else expiry.delete(presence.device_name);
+    const now = Date.now();
+    const before = seen.get(presence.device_name);
+    if (presence.online) {
+      expiry.set(presence.device_name, now + presence.ttl_ms);
+      seen.set(presence.device_name, { lastHeartbeatMs: now, ttlMs: presence.ttl_ms, gone: false });
+    } else {
+      expiry.delete(presence.device_name);
+      seen.set(presence.device_name, { ...before, ttlMs: presence.ttl_ms, gone: true });
+    }
+  };
+
+  const sightings = (): ReadonlyMap<string, AgentSighting> => {
+    const horizon = Date.now() - FORGET_AFTER_MS;
+    for (const [device, sighting] of seen) {
+      if ((sighting.lastHeartbeatMs ?? 0) < horizon && sighting.gone) seen.delete(device);
+    }
+    return seen;
   };
 
   const devices = (now = Date.now()): string[] => {
@@ -65,6 +98,7 @@ export function createOperatorPresence(deps: {
       subscription = undefined;
     },
     devices,
+    sightings,
     resolve(deviceName, { allowed, now } = {}) {
       if (deviceName !== undefined) return deviceName;
       const connected = devices(now).filter((device) => !allowed || allowed.includes(device));

@@ -19,7 +19,10 @@ function registeredRoutes(app: express.Express): string[] {
   const walk = (stack: Layer[]): string[] =>
     stack.flatMap((layer) =>
       layer.route
-        ? Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${layer.route?.path}`)
+        ? Object.keys(layer.route.methods).map(
+            // Express writes a path parameter `:name`, OpenAPI `{name}`.
+            (m) => `${m.toUpperCase()} ${layer.route?.path.replace(/:(\w+)/g, '{$1}')}`,
+          )
         : walk(layer.handle.stack ?? []),
     );
   return walk((app as unknown as { router: { stack: Layer[] } }).router.stack).sort();

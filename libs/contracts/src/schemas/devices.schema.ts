@@ -1,0 +1,253 @@
+import { deviceNameSchema, nullableDateTimeSchema } from './common';
+
+/** capture_status: ok (sending), stalled (was sending, silent for CAPTURE_STALL_AFTER), idle. */
+export const captureStatuses = ['ok', 'stalled', 'idle'] as const;
+/** agent.status, from the operator agents' heartbeats (docs/adr/0003). */
+export const agentStatuses = ['online', 'unresponsive', 'offline'] as const;
+/** GET /devices' sort keys. */
+export const deviceSortKeys = ['device_name', 'last_item_time'] as const;
+
+const count = { type: 'integer', minimum: 0 } as const;
+const start = { type: 'string', format: 'date-time-offset' } as const;
+const bucket = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['start', 'items'],
+  properties: { start, items: count },
+} as const;
+
+/** What the store's counters say about one content type of one device (wire and answer). */
+const contentTypeCaptureSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['items_stored', 'last_item_time', 'items_last_hour', 'items_last_24h'],
+  properties: {
+    items_stored: count,
+    last_item_time: nullableDateTimeSchema,
+    items_last_hour: count,
+    items_last_24h: count,
+  },
+} as const;
+
+/** Keyed by content type (add-request.schema's contentTypes); a type never sent is absent. */
+const byContentType = {
+  frames: contentTypeCaptureSchema,
+  transcription: contentTypeCaptureSchema,
+} as const;
+
+/**
+ * Payload of devices.request on `search.rpc` (the ingest workers' read queue: they own the
+ * content store): the counters of these devices (absent: all), and with `timeline` each one's
+ * hourly and daily timeline. The gateway decides which devices a token may see.
+ */
+export const devicesRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    devices: { type: 'array', items: deviceNameSchema },
+    timeline: { type: 'boolean' },
+    /**
+     * false: no last hour / 24 h counts (0): a list reads every device without them, sorts,
+     * filters and pages, then asks them for its page's devices only. Default true.
+     */
+    windows: { type: 'boolean' },
+  },
+} as const;
+
+/** A time in the devices messages: ms since the epoch (UTC), or null. Compact for 1,000s of devices. */
+const ms = { type: ['integer', 'null'] } as const;
+const wireContentType = {
+  type: 'array',
+  minItems: 4,
+  maxItems: 4,
+  items: [count, ms, count, count],
+  additionalItems: false,
+} as const;
+
+/**
+ * One device as an ingest worker reports it, before the gateway's statuses: its counters in a
+ * compact form (a reply for every device of a fleet is validated and parsed on each GET
+ * /devices). Per content type `[items_stored, last_item_ms, items_last_hour, items_last_24h]`.
+ */
+export const deviceCaptureRecordSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'device_name',
+    'by_content_type',
+    'first_item_ms',
+    'first_received_ms',
+    'last_received_ms',
+    'items_archived',
+    'last_archived_item_ms',
+  ],
+  properties: {
+    device_name: { type: 'string', minLength: 1 },
+    first_item_ms: ms,
+    /** When the gateway received the device's first and latest batch that stored something. */
+    first_received_ms: ms,
+    last_received_ms: ms,
+    by_content_type: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { frames: wireContentType, transcription: wireContentType },
+    },
+    items_archived: count,
+    last_archived_item_ms: ms,
+    timeline: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['hourly', 'daily'],
+      properties: {
+        hourly: { type: 'array', items: bucket },
+        daily: { type: 'array', items: bucket },
+      },
+    },
+  },
+} as const;
+
+/** Payload of devices.reply: the records (sorted by device name), or why not. */
+export const devicesReplySchema = {
+  type: 'object',
+  discriminator: { propertyName: 'outcome' },
+  required: ['outcome'],
+  oneOf: [
+    {
+      type: 'object',
+      required: ['outcome', 'devices'],
+      additionalProperties: false,
+      properties: {
+        outcome: { const: 'ok' },
+        devices: { type: 'array', items: deviceCaptureRecordSchema },
+      },
+    },
+    {
+      type: 'object',
+      required: ['outcome', 'code', 'message'],
+      additionalProperties: false,
+      properties: {
+        outcome: { const: 'refused' },
+        code: { enum: ['validation_failed', 'store_unavailable', 'failed'] },
+        message: { type: 'string' },
+      },
+    },
+  ],
+} as const;
+
+/** GET /devices' entry for one device (the console's fleet view is built on this shape). */
+export const deviceSummarySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['device_name', 'capture_status', 'capture', 'agent', 'archive'],
+  properties: {
+    device_name: { type: 'string' },
+    capture_status: { enum: captureStatuses },
+    capture: {
+      type: 'object',
+      additionalProperties: false,
+      required: [
+        'first_item_time',
+        'last_item_time',
+        'items_stored',
+        'items_last_hour',
+        'items_last_24h',
+        'by_content_type',
+      ],
+      properties: {
+        first_item_time: nullableDateTimeSchema,
+        last_item_time: nullableDateTimeSchema,
+        items_stored: count,
+        items_last_hour: count,
+        items_last_24h: count,
+        by_content_type: {
+          type: 'object',
+          additionalProperties: false,
+          properties: byContentType,
+        },
+      },
+    },
+    agent: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['status', 'last_heartbeat_time'],
+      properties: {
+        status: { enum: agentStatuses },
+        last_heartbeat_time: nullableDateTimeSchema,
+      },
+    },
+    archive: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['items_archived', 'last_archived_item_time'],
+      properties: { items_archived: count, last_archived_item_time: nullableDateTimeSchema },
+    },
+  },
+} as const;
+
+/** GET /devices: a page of devices and the total the filter matches. */
+export const devicesAnswerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data', 'pagination'],
+  properties: {
+    data: { type: 'array', items: deviceSummarySchema },
+    pagination: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['limit', 'offset', 'total'],
+      properties: { limit: count, offset: count, total: count },
+    },
+  },
+} as const;
+
+/** GET /devices/{name}: the summary and its timeline (24 hours, 30 days, oldest first). */
+export const deviceDetailSchema = {
+  ...deviceSummarySchema,
+  required: [...deviceSummarySchema.required, 'timeline'],
+  properties: {
+    ...deviceSummarySchema.properties,
+    timeline: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['hourly', 'daily'],
+      properties: {
+        hourly: { type: 'array', minItems: 24, maxItems: 24, items: bucket },
+        daily: { type: 'array', minItems: 30, maxItems: 30, items: bucket },
+      },
+    },
+  },
+} as const;
+
+const captureStates = ['ok', 'stale', 'no data'] as const;
+
+/**
+ * GET /health, screenpipe's shape (its server's HealthCheckResponse), so its clients' polling
+ * works: `status` healthy | unhealthy (a content type stale) | degraded (the broker, the store
+ * or the ingest workers down: `message` names which); `frame_status`/`audio_status` from the
+ * newest frame/transcription the caller may see: ok, stale (nothing received for
+ * CAPTURE_STALL_AFTER), or "no data".
+ */
+export const healthAnswerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'status',
+    'status_code',
+    'last_frame_timestamp',
+    'last_audio_timestamp',
+    'frame_status',
+    'audio_status',
+    'message',
+    'verbose_instructions',
+  ],
+  properties: {
+    status: { enum: ['healthy', 'unhealthy', 'degraded'] },
+    status_code: { enum: [200, 500, 503] },
+    last_frame_timestamp: nullableDateTimeSchema,
+    last_audio_timestamp: nullableDateTimeSchema,
+    frame_status: { enum: captureStates },
+    audio_status: { enum: captureStates },
+    message: { type: 'string' },
+    verbose_instructions: { type: ['string', 'null'] },
+  },
+} as const;

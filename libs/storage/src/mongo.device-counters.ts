@@ -1,0 +1,325 @@
+import type { ContentType } from '@screenfleet/contracts';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import type { ContentDocument } from './content-store';
+import {
+  hourStart,
+  windowShare,
+  windowStarts,
+  type DeviceCounters,
+  type DeviceCountersQuery,
+} from './device-counters';
+import type { StoredItem } from './mongo.content-search';
+
+interface DeviceDoc {
+  _id: string;
+  device_name: string;
+  content_type: string;
+  items_stored: number;
+  first_item?: Date;
+  last_item?: Date;
+  first_received?: Date;
+  last_received?: Date;
+}
+
+interface HourDoc {
+  _id: string;
+  device_name: string;
+  content_type: string;
+  hour: Date;
+  items: number;
+}
+
+interface ArchiveDoc {
+  _id: string;
+  items_archived: number;
+  last_archived?: Date;
+}
+
+type Item = Pick<ContentDocument, 'device_name' | 'content_type' | 'timestamp'> &
+  Partial<Pick<ContentDocument, 'received_at'>>;
+
+/** Per (device, type): how many items, their time bounds, and per hour. */
+interface Tally {
+  device: string;
+  type: string;
+  items: number;
+  firstItem: Date;
+  lastItem: Date;
+  firstReceived?: Date;
+  lastReceived?: Date;
+  hours: Map<number, number>;
+}
+
+function tally(items: Iterable<Item>): Map<string, Tally> {
+  const tallies = new Map<string, Tally>();
+  for (const item of items) {
+    const key = deviceKey(item.device_name, item.content_type);
+    let entry = tallies.get(key);
+    if (!entry) {
+      entry = {
+        device: item.device_name,
+        type: item.content_type,
+        items: 0,
+        firstItem: item.timestamp,
+        lastItem: item.timestamp,
+        hours: new Map(),
+      };
+      tallies.set(key, entry);
+    }
+    entry.items += 1;
+    if (item.timestamp < entry.firstItem) entry.firstItem = item.timestamp;
+    if (item.timestamp > entry.lastItem) entry.lastItem = item.timestamp;
+    if (item.received_at) {
+      if (!entry.firstReceived || item.received_at < entry.firstReceived) {
+        entry.firstReceived = item.received_at;
+      }
+      if (!entry.lastReceived || item.received_at > entry.lastReceived) {
+        entry.lastReceived = item.received_at;
+      }
+    }
+    const hour = hourStart(item.timestamp.getTime());
+    entry.hours.set(hour, (entry.hours.get(hour) ?? 0) + 1);
+  }
+  return tallies;
+}
+
+const deviceKey = (device: string, type: string) => `${device}\u0000${type}`;
+const hourKey = (device: string, type: string, hour: number) =>
+  `${device}\u0000${type}\u0000${hour}`;
+
+/**
+ * The device counters of a Mongo content store, in three small collections beside the items:
+ * `<items>_devices` (one document per device and content type), `<items>_device_hours` (per
+ * UTC hour) and `<items>_device_archive` (per device). Updated with `$inc`/`$min`/`$max` right
+ * after the items are stored or deleted, counting only the items the insert newly stored (a
+ * redelivered item is a duplicate key, never counted twice). FerretDB and our MongoDB use have
+ * no transactions: a crash between the items' write and the counters' leaves them short by
+ * that batch (never counted twice); recountDevice repairs a device.
+ */
+export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection<StoredItem>) {
+  const devices = db.collection<DeviceDoc>(`${itemsName}_devices`);
+  const hours = db.collection<HourDoc>(`${itemsName}_device_hours`);
+  const archive = db.collection<ArchiveDoc>(`${itemsName}_device_archive`);
+
+  async function apply(tallies: Map<string, Tally>, sign: 1 | -1): Promise<void> {
+    if (tallies.size === 0) return;
+    const deviceOps: AnyBulkWriteOperation<DeviceDoc>[] = [];
+    const hourOps: AnyBulkWriteOperation<HourDoc>[] = [];
+    for (const [key, t] of tallies) {
+      const times =
+        sign === 1
+          ? {
+              $min: {
+                first_item: t.firstItem,
+                ...(t.firstReceived ? { first_received: t.firstReceived } : {}),
+              },
+              $max: {
+                last_item: t.lastItem,
+                ...(t.lastReceived ? { last_received: t.lastReceived } : {}),
+              },
+            }
+          : {};
+      deviceOps.push({
+        updateOne: {
+          filter: { _id: key },
+          update: {
+            $inc: { items_stored: sign * t.items },
+            $setOnInsert: { device_name: t.device, content_type: t.type },
+            ...times,
+          },
+          upsert: true,
+        },
+      });
+      for (const [hour, n] of t.hours) {
+        hourOps.push({
+          updateOne: {
+            filter: { _id: hourKey(t.device, t.type, hour) },
+            update: {
+              $inc: { items: sign * n },
+              $setOnInsert: { device_name: t.device, content_type: t.type, hour: new Date(hour) },
+            },
+            upsert: true,
+          },
+        });
+      }
+    }
+    await devices.bulkWrite(deviceOps, { ordered: true });
+    await hours.bulkWrite(hourOps, { ordered: true });
+    if (sign === -1) await hours.deleteMany({ items: { $lte: 0 } });
+  }
+
+  return {
+    async ensureIndexes(): Promise<void> {
+      await hours.createIndex({ hour: 1 }, { name: 'hour_1' });
+      await hours.createIndex({ device_name: 1, hour: 1 }, { name: 'device_name_1_hour_1' });
+      await devices.createIndex({ device_name: 1 }, { name: 'device_name_1' });
+    },
+
+    /** Counts items the insert newly stored (their received_at included). */
+    added: (docs: ContentDocument[]) => apply(tally(docs), 1),
+
+    /**
+     * Reads the items about to be deleted (device, type, time) so that `subtract` can take them
+     * off once they are gone.
+     */
+    async beforeDelete(ids: string[]): Promise<Item[]> {
+      return items
+        .find(
+          { _id: { $in: ids } },
+          { projection: { _id: 0, device_name: 1, content_type: 1, timestamp: 1 } },
+        )
+        .toArray();
+    },
+
+    async deleted(gone: Item[], archived: boolean): Promise<void> {
+      const tallies = tally(gone);
+      await apply(tallies, -1);
+      if (!archived || tallies.size === 0) return;
+      const perDevice = new Map<string, { n: number; last: Date }>();
+      for (const t of tallies.values()) {
+        const entry = perDevice.get(t.device);
+        if (!entry) perDevice.set(t.device, { n: t.items, last: t.lastItem });
+        else {
+          entry.n += t.items;
+          if (t.lastItem > entry.last) entry.last = t.lastItem;
+        }
+      }
+      await archive.bulkWrite(
+        [...perDevice].map(([device, { n, last }]) => ({
+          updateOne: {
+            filter: { _id: device },
+            update: { $inc: { items_archived: n }, $max: { last_archived: last } },
+            upsert: true,
+          },
+        })),
+      );
+    },
+
+    async read(query: DeviceCountersQuery): Promise<DeviceCounters[]> {
+      const only = query.devices === undefined ? {} : { device_name: { $in: [...query.devices] } };
+      const { lastHour, last24h } = windowStarts(query.now);
+      const since = Math.min(
+        query.windows === false ? Infinity : hourStart(last24h),
+        query.hoursSince === undefined ? Infinity : hourStart(query.hoursSince.getTime()),
+      );
+      const [deviceDocs, hourDocs, archiveDocs] = await Promise.all([
+        devices.find(only).toArray(),
+        since === Infinity
+          ? Promise.resolve([])
+          : hours.find({ ...only, hour: { $gte: new Date(since) } }).toArray(),
+        archive
+          .find(query.devices === undefined ? {} : { _id: { $in: [...query.devices] } })
+          .toArray(),
+      ]);
+      const windows = new Map<string, { hour: number; day: number }>();
+      const timeline = new Map<string, Map<number, number>>();
+      const hoursFrom =
+        query.hoursSince === undefined ? undefined : hourStart(query.hoursSince.getTime());
+      for (const doc of hourDocs) {
+        const start = doc.hour.getTime();
+        const key = deviceKey(doc.device_name, doc.content_type);
+        if (query.windows !== false) {
+          const w = windows.get(key) ?? { hour: 0, day: 0 };
+          w.hour += doc.items * windowShare(start, lastHour);
+          w.day += doc.items * windowShare(start, last24h);
+          windows.set(key, w);
+        }
+        if (hoursFrom !== undefined && start >= hoursFrom) {
+          const perHour = timeline.get(doc.device_name) ?? new Map<number, number>();
+          perHour.set(start, (perHour.get(start) ?? 0) + doc.items);
+          timeline.set(doc.device_name, perHour);
+        }
+      }
+      const byDevice = new Map<string, DeviceCounters>();
+      const entry = (name: string): DeviceCounters => {
+        let found = byDevice.get(name);
+        if (!found) {
+          found = {
+            deviceName: name,
+            byContentType: [],
+            itemsArchived: 0,
+            lastArchivedItemTime: null,
+          };
+          if (hoursFrom !== undefined) {
+            found.hours = [...(timeline.get(name) ?? new Map<number, number>())]
+              .filter(([, n]) => n > 0)
+              .sort(([a], [b]) => a - b)
+              .map(([start, n]) => ({ start: new Date(start), items: n }));
+          }
+          byDevice.set(name, found);
+        }
+        return found;
+      };
+      for (const doc of deviceDocs) {
+        const w = windows.get(doc._id) ?? { hour: 0, day: 0 };
+        entry(doc.device_name).byContentType.push({
+          contentType: doc.content_type as ContentType,
+          itemsStored: doc.items_stored,
+          firstItemTime: doc.first_item ?? null,
+          lastItemTime: doc.last_item ?? null,
+          firstReceivedAt: doc.first_received ?? null,
+          lastReceivedAt: doc.last_received ?? null,
+          itemsLastHour: Math.round(w.hour),
+          itemsLast24h: Math.round(w.day),
+        });
+      }
+      for (const doc of archiveDocs) {
+        const found = entry(doc._id);
+        found.itemsArchived = doc.items_archived;
+        found.lastArchivedItemTime = doc.last_archived ?? null;
+      }
+      const all = [...byDevice.values()];
+      for (const d of all) d.byContentType.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
+      return all.sort((a, b) =>
+        a.deviceName < b.deviceName ? -1 : a.deviceName > b.deviceName ? 1 : 0,
+      );
+    },
+
+    async recount(device: string): Promise<void> {
+      const stored = await items
+        .find(
+          { device_name: device },
+          { projection: { _id: 0, device_name: 1, content_type: 1, timestamp: 1, received_at: 1 } },
+        )
+        .toArray();
+      const tallies = tally(stored as Item[]);
+      await hours.deleteMany({ device_name: device });
+      const hourDocs: HourDoc[] = [];
+      for (const t of tallies.values()) {
+        for (const [hour, n] of t.hours) {
+          hourDocs.push({
+            _id: hourKey(t.device, t.type, hour),
+            device_name: t.device,
+            content_type: t.type,
+            hour: new Date(hour),
+            items: n,
+          });
+        }
+      }
+      if (hourDocs.length > 0) await hours.insertMany(hourDocs, { ordered: false });
+      await devices.updateMany(
+        { device_name: device },
+        { $set: { items_stored: 0 }, $unset: { first_item: '', last_item: '' } },
+      );
+      for (const [key, t] of tallies) {
+        await devices.updateOne(
+          { _id: key },
+          {
+            $set: { items_stored: t.items, first_item: t.firstItem, last_item: t.lastItem },
+            $setOnInsert: { device_name: t.device, content_type: t.type },
+            // MongoDB refuses an empty operator ({$min: {}}): present only with a value.
+            ...(t.firstReceived ? { $min: { first_received: t.firstReceived } } : {}),
+            ...(t.lastReceived ? { $max: { last_received: t.lastReceived } } : {}),
+          },
+          { upsert: true },
+        );
+      }
+    },
+
+    async forget(device: string): Promise<void> {
+      await devices.deleteMany({ device_name: device });
+      await hours.deleteMany({ device_name: device });
+      await archive.deleteOne({ _id: device });
+    },
+  };
+}

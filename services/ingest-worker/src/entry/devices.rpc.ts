@@ -1,0 +1,75 @@
+import {
+  AppError,
+  SCHEMA_VERSION,
+  createEnvelope,
+  validators,
+  type DevicesReply,
+  type DevicesRequest,
+  type Envelope,
+} from '@screenfleet/contracts';
+import type { Logger } from '@screenfleet/runtime';
+import type { ContentStore } from '@screenfleet/storage';
+import { timelineSince, toDeviceRecords } from '../domain/device-records';
+
+export interface DevicesRpcDeps {
+  store: Pick<ContentStore, 'deviceCounters'>;
+  logger: Logger;
+  /** The clock the windows and the timeline end at (tests fix it). */
+  now?: () => Date;
+}
+
+type Refusal = Extract<DevicesReply, { outcome: 'refused' }>;
+
+/**
+ * Translates devices.request messages into devices.reply: the store's per-device counters
+ * (GET /devices, /devices/{name}, /health). Every request is answered, with the records or
+ * why not (`store_unavailable`: the gateway answers 503).
+ */
+export function createDevicesRpcHandler({ store, logger, now = () => new Date() }: DevicesRpcDeps) {
+  return async (request: Envelope<unknown>): Promise<Envelope<DevicesReply>> => {
+    const reply = await answer(request);
+    logger.debug(
+      { requestId: request.correlation_id, outcome: reply.outcome === 'ok' ? 'ok' : reply.code },
+      'devices answered',
+    );
+    return createEnvelope('devices.reply', reply, { correlationId: request.correlation_id });
+  };
+
+  async function answer(request: Envelope<unknown>): Promise<DevicesReply> {
+    const errors =
+      request.type !== 'devices.request' || request.schema_version !== SCHEMA_VERSION
+        ? [{ detail: `not a devices.request v${SCHEMA_VERSION}` }]
+        : validators.devicesRequest.check(request.payload);
+    if (errors.length > 0) {
+      return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
+    }
+    const { devices, timeline = false, windows = true } = request.payload as DevicesRequest;
+    const at = now();
+    try {
+      const counters = await store.deviceCounters({
+        now: at,
+        ...(devices ? { devices } : {}),
+        windows,
+        ...(timeline ? { hoursSince: timelineSince(at) } : {}),
+      });
+      return { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'store_unavailable') {
+        logger.warn(
+          { err: error, requestId: request.correlation_id },
+          'devices: store unavailable',
+        );
+        return refuse('store_unavailable', error.message);
+      }
+      logger.error({ err: error, requestId: request.correlation_id }, 'devices failed');
+      return refuse(
+        'failed',
+        'reading the device counters failed in the ingest worker (its log says why)',
+      );
+    }
+  }
+}
+
+function refuse(code: Refusal['code'], message: string): Refusal {
+  return { outcome: 'refused', code, message };
+}
