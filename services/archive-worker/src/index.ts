@@ -59,6 +59,7 @@ export { openKeysFor } from './domain/archive-keys';
 export { chunkKeys } from './domain/manifest';
 export { createLocalMediaFiles, createLocalMediaWriter } from './local-media-files';
 export { openArchiveStore } from './open-stores';
+export { archiveWorkerSettings, type ArchiveWorkerSettings } from './settings';
 
 /** archive.rpc requests handled at once by one worker. */
 const RPC_PREFETCH = 8;
