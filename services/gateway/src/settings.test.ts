@@ -33,7 +33,7 @@ describe('gatewaySettings', () => {
       }),
       logger,
     );
-    expect(settings.operator.signingKey?.asymmetricKeyType).toBe('ed25519');
+    expect(settings.operator?.signingKey?.asymmetricKeyType).toBe('ed25519');
     expect(settings).toMatchObject({
       operator: { timeoutMs: 6000 },
       search: { timeoutMs: 7000 },
@@ -45,7 +45,7 @@ describe('gatewaySettings', () => {
   it('when no signing key is set, then commands go unsigned and it says so', () => {
     const { logger, lines } = capture();
     const settings = gatewaySettings(loadConfig(spec, {}), logger);
-    expect(settings.operator.signingKey).toBeUndefined();
+    expect(settings.operator?.signingKey).toBeUndefined();
     expect(lines.join('')).toContain('GATEWAY_OPERATOR_SIGNING_KEY is not set');
   });
 });

@@ -4,7 +4,7 @@ import type { GatewayDeps } from './app';
 import type { gatewayConfigSpec } from './config';
 
 /** What createGateway takes besides the bus, the auth (resolveAuth), metrics and the logger. */
-export type GatewaySettings = Required<Pick<GatewayDeps, 'operator' | 'search' | 'archive'>>;
+export type GatewaySettings = Omit<GatewayDeps, 'bus' | 'auth' | 'metrics' | 'logger'>;
 
 /**
  * The gateway's settings from its config, in both modes: main.ts and the embedded launcher both
