@@ -6,47 +6,46 @@
  * A 200 from POST /add still means durable: the in-process bus confirms a publish only once
  * the ingest worker committed the items to the SQLite file (libs/bus memory.bus.ts).
  */
-import { hostname } from 'node:os';
 import path from 'node:path';
-import { loadSigningKey, loadVerifyKey, topology } from '@screenfleet/contracts';
+import { topology } from '@screenfleet/contracts';
 import { createMemoryBus, type Bus } from '@screenfleet/bus';
 import {
-  archiveKeyring,
-  createArchiveWorker,
-  createLocalMediaFiles,
-  createLocalMediaWriter,
   archiveConfigSpec,
-  checkArchiveConfig,
-  defaultArchiveDir,
-  EMBEDDED_DATABASE_FILE,
+  archiveWorkerSettings,
+  createArchiveWorker,
   openArchiveStore,
-  parseEncryptionKeys,
 } from '@screenfleet/archive-worker';
 import {
+  announceAuth,
   createGateway,
   createGatewayMetrics,
   gatewayConfigSpec,
-  localTokenBanner,
+  gatewaySettings,
   resolveAuth,
 } from '@screenfleet/gateway';
-import { createIngestWorker, ingestConfigSpec } from '@screenfleet/ingest-worker';
 import {
-  createLinuxDesktop,
-  createOperatorAgent,
-  DesktopUnavailableError,
-  unavailableDesktop,
+  createIngestWorker,
+  ingestConfigSpec,
+  ingestWorkerSettings,
+} from '@screenfleet/ingest-worker';
+import {
   agentConfigSpec,
-  type Desktop,
+  createOperatorAgent,
+  openDesktop,
+  operatorAgentSettings,
 } from '@screenfleet/operator-agent';
 import {
   createLogger,
   createMetrics,
+  defineConfig,
   ensurePrivateDir,
   loadConfig,
   startOpsServer,
-  type ConfigSpec,
+  StopSteps,
+  withoutServerVars,
   type Env,
   type Logger,
+  type Registry,
 } from '@screenfleet/runtime';
 import {
   createSqliteArchiveStateStore,
@@ -54,16 +53,8 @@ import {
   createSqliteDeadLetters,
   openSqliteDatabase,
 } from '@screenfleet/storage';
-import { ensureOperatorKeys } from './operator-keys';
-
-/** What the embedded mode does not read: the servers it replaces. */
-const SERVER_VARS = ['rabbitmqUrl', 'mongodbUrl', 'database', 'connectionName'] as const;
-
-function withoutServers<S extends ConfigSpec>(spec: S): Omit<S, (typeof SERVER_VARS)[number]> {
-  const rest: Record<string, unknown> = { ...spec };
-  for (const key of SERVER_VARS) delete rest[key];
-  return rest as Omit<S, (typeof SERVER_VARS)[number]>;
-}
+import { embeddedDefaults } from './launch-defaults';
+import { launcherConfigSpec } from './launcher-config';
 
 export interface EmbeddedSystem {
   /** The API's port. */
@@ -84,22 +75,27 @@ export interface EmbeddedSystem {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts the system on `env`, which holds the launcher's defaults (launch-defaults.ts). Each
+ * service's config is read without its server variables and turned into its dependencies by the
+ * service's own settings function, as its main.ts does; only the ports differ.
+ */
 export async function startEmbedded(env: Env, logger?: Logger): Promise<EmbeddedSystem> {
-  const gatewayConfig = loadConfig(withoutServers(gatewayConfigSpec), env);
-  const ingestConfig = loadConfig(withoutServers(ingestConfigSpec), env);
-  const archiveConfig = loadConfig(withoutServers(archiveConfigSpec), env);
-  checkArchiveConfig(archiveConfig);
+  const gatewayConfig = loadConfig(withoutServerVars(gatewayConfigSpec), env);
+  const ingestConfig = loadConfig(withoutServerVars(ingestConfigSpec), env);
+  const archiveConfig = loadConfig(withoutServerVars(archiveConfigSpec), env);
   const log = logger ?? createLogger({ service: 'screenfleet', level: gatewayConfig.logLevel });
+  const archiveSettings = archiveWorkerSettings(archiveConfig, embeddedDefaults.archiveHolderName);
   const dataDir = path.resolve(gatewayConfig.dataDir);
   // Before anything is written in it: the SQLite file holds every captured screen's text.
   ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
   const registry = createMetrics();
-  const stops: Array<{ name: string; run: () => Promise<void> }> = [];
+  const steps = new StopSteps();
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
       const failed: string[] = [];
-      for (const step of [...stops].reverse()) {
+      for (const step of steps.inStopOrder()) {
         await step.run().catch((error: unknown) => {
           log.error({ err: error }, `${step.name} failed`);
           failed.push(step.name);
@@ -109,13 +105,11 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
     })());
 
   try {
-    const databaseFile = path.join(dataDir, EMBEDDED_DATABASE_FILE);
-    // Writes go to the database's writer thread and reads to its reader connections, so a lock
-    // held by another process (a second start on this data directory, a sqlite3 shell) holds
-    // the writes waiting for it, not the event loop. A short wait still: the ingest worker
-    // retries a busy store with backoff, well within the publish timeout.
-    const database = await openSqliteDatabase(databaseFile, { busyTimeoutMs: 1000 });
-    stops.push({ name: 'close the SQLite file', run: () => database.close() });
+    const databaseFile = path.join(dataDir, embeddedDefaults.databaseFile);
+    const database = await openSqliteDatabase(databaseFile, {
+      busyTimeoutMs: embeddedDefaults.sqliteBusyTimeoutMs,
+    });
+    steps.add('close the SQLite file', () => database.close());
     const content = createSqliteContentStore({ database });
     const state = createSqliteArchiveStateStore({ database });
     const deadLetters = createSqliteDeadLetters({ database });
@@ -128,92 +122,47 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
       outcomeTimeoutMs: gatewayConfig.outcomeTimeout,
       logger: log,
     });
-    stops.push({ name: 'close the in-process bus', run: () => bus.close() });
+    steps.add('close the in-process bus', () => bus.close());
 
     const ingest = createIngestWorker({
       bus,
       store: content,
       logger: log,
       registry,
-      prefetch: ingestConfig.prefetch,
-      maxBytesInFlight: ingestConfig.maxBytesInFlight,
-      // No micro-batching here: the writer thread's group commit already puts whatever is
-      // queued into one transaction, with no wait; INGEST_GROUP_* would only add latency.
-      grouping: { maxWeight: 1, maxWaitMs: 0 },
-      retry: { initialMs: ingestConfig.retryInitial, maxMs: ingestConfig.retryMax },
-      searchPrefetch: ingestConfig.searchPrefetch,
-      captureStallAfterMs: ingestConfig.captureStallAfter,
+      ...ingestWorkerSettings(ingestConfig),
+      grouping: embeddedDefaults.ingestGrouping,
     });
     await ingest.start();
-    stops.push({ name: 'finish the batches and searches in hand', run: () => ingest.stop() });
+    steps.add('finish the batches and searches in hand', () => ingest.stop());
 
-    // A directory under the data directory unless ARCHIVE_DIR or ARCHIVE_STORE=s3 says otherwise.
-    const archiveDir = path.resolve(
-      env.ARCHIVE_DIR ? archiveConfig.dir : defaultArchiveDir(dataDir),
-    );
-    const archive = openArchiveStore({ ...archiveConfig, dir: archiveDir });
-    stops.push({ name: 'close the archive store', run: () => archive.close() });
-    const archiveLocation =
-      archiveConfig.store === 's3'
-        ? `s3 bucket ${archiveConfig.s3Bucket}/${archiveConfig.s3Prefix}`
-        : archiveDir;
-    const archiveKeys = parseEncryptionKeys(archiveConfig);
+    const archive = openArchiveStore(archiveConfig);
+    steps.add('close the archive store', () => archive.close());
     const archiver = createArchiveWorker({
       bus,
       content,
       archive,
       state,
-      ...(archiveConfig.mediaRoot
-        ? {
-            media: createLocalMediaFiles(archiveConfig.mediaRoot),
-            mediaWriter: createLocalMediaWriter(archiveConfig.mediaRoot),
-          }
-        : {}),
-      keyring: archiveKeyring(archiveKeys),
-      allowUnreadable: archiveConfig.allowUnreadable,
-      defaults: {
-        enabled: archiveConfig.enabled,
-        retention_days: archiveConfig.retentionDays,
-        storage_limit: archiveConfig.storageLimit,
-      },
-      chunkSize: archiveConfig.chunkSize,
-      intervalMs: archiveConfig.interval,
-      leaseTtlMs: archiveConfig.leaseTtl,
-      retry: { initialMs: archiveConfig.retryInitial, maxMs: archiveConfig.retryMax },
-      holderId: `embedded@${hostname()}:${process.pid}`,
       logger: log,
       registry,
+      ...archiveSettings,
     });
     await archiver.start();
-    stops.push({ name: 'finish the archive chunk in hand', run: () => archiver.stop() });
+    steps.add('finish the archive chunk in hand', () => archiver.stop());
 
-    // Commands are signed even in one process: the agent code path is the same everywhere.
-    const keys = ensureOperatorKeys(dataDir);
-    const agent = env.DEVICE_NAME
-      ? await startAgent(env, bus, keys.publicKey, log, registry)
-      : undefined;
-    if (agent) stops.push({ name: 'stop the operator agent', run: agent.stop });
+    const agent = await startAgent(env, bus, log, registry);
+    if (agent) steps.add('stop the operator agent', agent.stop);
 
-    const { auth, localToken } = resolveAuth(gatewayConfig);
+    const authSetup = resolveAuth(gatewayConfig);
     const gateway = createGateway({
       bus,
-      auth,
+      auth: authSetup.auth,
       metrics: createGatewayMetrics(registry),
       logger: log,
-      operator: {
-        timeoutMs: gatewayConfig.operatorTimeout,
-        signingKey: loadSigningKey(env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey),
-      },
-      search: { timeoutMs: gatewayConfig.searchTimeout },
-      devices: { stallAfterMs: gatewayConfig.captureStallAfter },
-      archive: {
-        timeoutMs: gatewayConfig.archiveTimeout,
-        restoreTimeoutMs: gatewayConfig.archiveRestoreTimeout,
-      },
+      ...gatewaySettings(gatewayConfig, log),
     });
     const port = await gateway.listen(gatewayConfig.port, gatewayConfig.host);
-    stops.push({ name: 'stop HTTP intake', run: () => gateway.close() });
-    if (localToken?.created) process.stderr.write(localTokenBanner(localToken));
+    steps.add('stop HTTP intake', () => gateway.close());
+    announceAuth(authSetup, log);
 
     const ops = await startOpsServer({
       port: gatewayConfig.opsPort,
@@ -226,16 +175,19 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
         checks: { bus: 'in-process', store: 'sqlite' },
       }),
     });
-    stops.push({ name: 'close the ops server', run: () => ops.close() });
+    steps.add('close the ops server', () => ops.close());
 
     return {
       port,
       opsPort: ops.port,
       dataDir,
       databaseFile,
-      archive: archiveLocation,
-      tokenFile: localToken?.file,
-      agent: env.DEVICE_NAME,
+      archive:
+        archiveConfig.store === 's3'
+          ? `s3 bucket ${archiveConfig.s3Bucket}/${archiveConfig.s3Prefix}`
+          : path.resolve(archiveConfig.dir),
+      tokenFile: authSetup.localToken?.file,
+      agent: agent?.device,
       stop,
     };
   } catch (error) {
@@ -244,43 +196,24 @@ export async function startEmbedded(env: Env, logger?: Logger): Promise<Embedded
   }
 }
 
+/** Whether this desktop gets an agent: its other variables are read only when it does. */
+const agentDeviceSpec = defineConfig({ deviceName: launcherConfigSpec.deviceName });
+
+/** The operator agent of this desktop when DEVICE_NAME names one; none otherwise. */
 async function startAgent(
   env: Env,
   bus: Bus,
-  publicKeyFile: string,
   logger: Logger,
-  registry: ReturnType<typeof createMetrics>,
-): Promise<{ stop: () => Promise<void> }> {
-  const config = loadConfig(withoutServers(agentConfigSpec), {
-    ...env,
-    OPERATOR_COMMAND_PUBLIC_KEY: env.OPERATOR_COMMAND_PUBLIC_KEY ?? publicKeyFile,
-  });
-  let desktop: Desktop;
-  try {
-    desktop = await createLinuxDesktop({
-      env: {
-        DISPLAY: config.display,
-        DBUS_SESSION_BUS_ADDRESS: config.dbusSessionBusAddress,
-        XAUTHORITY: config.xauthority,
-      },
-    });
-  } catch (error) {
-    if (!(error instanceof DesktopUnavailableError)) throw error;
-    logger.error({ reason: error.message }, 'desktop unavailable: every command will get 503');
-    desktop = unavailableDesktop(error.message);
-  }
-  const agent = createOperatorAgent({
-    bus,
-    desktop,
-    deviceName: config.deviceName,
-    commandKey: loadVerifyKey(config.commandPublicKey),
-    snapshotTtlMs: config.snapshotTtl,
-    heartbeatMs: config.heartbeat,
-    logger,
-    registry,
-  });
+  registry: Registry,
+): Promise<{ device: string; stop: () => Promise<void> } | undefined> {
+  if (loadConfig(agentDeviceSpec, env).deviceName === undefined) return undefined;
+  const config = loadConfig(withoutServerVars(agentConfigSpec), env);
+  const settings = operatorAgentSettings(config);
+  const { desktop } = await openDesktop(config, logger);
+  const agent = createOperatorAgent({ bus, desktop, logger, registry, ...settings });
   await agent.start();
   return {
+    device: config.deviceName,
     stop: async () => {
       await agent.stop();
       await desktop.close();

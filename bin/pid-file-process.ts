@@ -11,12 +11,13 @@ export function startPidFileProcess(options: {
   command: string;
   args: string[];
   pidFile: string;
+  /** The server's environment; this process's when absent. */
   env?: NodeJS.ProcessEnv;
 }): void {
   const child = spawn(options.command, options.args, {
     stdio: 'ignore',
     detached: true,
-    env: options.env ?? process.env,
+    ...(options.env ? { env: options.env } : {}),
   });
   child.unref();
   writeFileSync(options.pidFile, String(child.pid));

@@ -11,17 +11,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { defaultArchiveDir } from '@screenfleet/archive-worker';
-import { ensurePrivateDir } from '@screenfleet/runtime';
+import { currentEnv, ensurePrivateDir, loadConfig } from '@screenfleet/runtime';
 import { startEmbedded } from './embedded';
 import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
-import { ensureOperatorKeys } from './operator-keys';
+import { launchDefaults } from './launch-defaults';
+import { launcherConfigSpec, type LauncherConfig } from './launcher-config';
 import { portOpen } from './ports';
 import { projectRoot } from './project-root';
 
 const root = projectRoot;
-const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, 'data'));
-const apiHost = process.env.GATEWAY_HOST ?? '127.0.0.1';
 
 function log(message: string): void {
   process.stderr.write(`[start] ${message}\n`);
@@ -65,7 +63,7 @@ async function stopAll(code: number): Promise<void> {
 
 function startService(name: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, ...env },
+    env: { ...currentEnv(), ...env },
     stdio: 'inherit',
     // Own process group: Ctrl-C reaches only this launcher, which stops the services one by
     // one in reverse order of start (a second signal would cut their graceful stop short).
@@ -82,8 +80,11 @@ function startService(name: string, env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function runEmbedded(): Promise<void> {
-  const system = await startEmbedded({ ...process.env, DATA_DIR: dataDir });
+async function runEmbedded(
+  config: LauncherConfig,
+  defaults: Record<string, string>,
+): Promise<void> {
+  const system = await startEmbedded({ ...currentEnv(), ...defaults });
   cleanups.push(() => system.stop());
   log('embedded mode: every service in this process, no broker, no database server');
   log(
@@ -95,12 +96,17 @@ async function runEmbedded(): Promise<void> {
       : 'no DEVICE_NAME: no operator agent',
   );
   log(`metrics on http://127.0.0.1:${system.opsPort}/metrics`);
-  announce(system.port, system.tokenFile);
+  announce(config.apiHost, system.port, system.tokenFile);
 }
 
-async function runDistributed(local: boolean): Promise<void> {
-  let rabbitmqUrl = process.env.RABBITMQ_URL;
-  let mongodbUrl = process.env.MONGODB_URL;
+async function runDistributed(
+  config: LauncherConfig,
+  dataDir: string,
+  defaults: Record<string, string>,
+  local: boolean,
+): Promise<void> {
+  let rabbitmqUrl = config.rabbitmqUrl;
+  let mongodbUrl = config.mongodbUrl;
   if (!rabbitmqUrl) {
     if (!local || !(await portOpen(5672))) {
       throw new Error('no RabbitMQ: set RABBITMQ_URL, or run `npm run start:stack`');
@@ -124,31 +130,16 @@ async function runDistributed(local: boolean): Promise<void> {
     log(`started FerretDB at ${mongodbUrl} (data in ${ferret.dataDir})`);
   }
 
-  const shared = { RABBITMQ_URL: rabbitmqUrl, MONGODB_URL: mongodbUrl };
-  // Operator commands are signed by the gateway and verified by the agent (issue 19, item 6).
-  const keys = ensureOperatorKeys(dataDir);
+  const shared = { ...defaults, RABBITMQ_URL: rabbitmqUrl, MONGODB_URL: mongodbUrl };
   startService('ingest-worker', shared);
-  // A filesystem archive under the data directory unless the environment names another store.
-  startService('archive-worker', {
-    ...shared,
-    ARCHIVE_DIR: process.env.ARCHIVE_DIR ?? defaultArchiveDir(dataDir),
-  });
-  startService('gateway', {
-    ...shared,
-    GATEWAY_OPERATOR_SIGNING_KEY: process.env.GATEWAY_OPERATOR_SIGNING_KEY ?? keys.privateKey,
-  });
-  if (process.env.DEVICE_NAME) {
-    startService('operator-agent', {
-      ...shared,
-      OPERATOR_COMMAND_PUBLIC_KEY: process.env.OPERATOR_COMMAND_PUBLIC_KEY ?? keys.publicKey,
-    });
-  } else {
-    log('no DEVICE_NAME: the operator agent for this desktop is not started');
-  }
-  announce(Number(process.env.GATEWAY_PORT ?? 3030), path.join(dataDir, 'gateway-token'));
+  startService('archive-worker', shared);
+  startService('gateway', shared);
+  if (config.deviceName) startService('operator-agent', shared);
+  else log('no DEVICE_NAME: the operator agent for this desktop is not started');
+  announce(config.apiHost, config.apiPort, path.join(dataDir, 'gateway-token'));
 }
 
-function announce(port: number, tokenFile: string | undefined): void {
+function announce(apiHost: string, port: number, tokenFile: string | undefined): void {
   const token = tokenFile
     ? `token: cat ${tokenFile} (printed once when generated)`
     : 'tokens from GATEWAY_TOKENS';
@@ -161,17 +152,20 @@ async function main(): Promise<void> {
   // relayed by one of them must not cut the graceful stop short.
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  const config = loadConfig(launcherConfigSpec);
+  const dataDir = path.resolve(root, config.dataDir);
   // Both modes keep data there (the SQLite file, or FerretDB's, the archive, the token, keys).
   ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
   const stack = process.argv.includes('--stack');
-  const { RABBITMQ_URL, MONGODB_URL } = process.env;
-  if (stack || (RABBITMQ_URL && MONGODB_URL)) return runDistributed(stack);
-  if (RABBITMQ_URL || MONGODB_URL) {
+  const { rabbitmqUrl, mongodbUrl } = config;
+  if (!stack && (rabbitmqUrl === undefined) !== (mongodbUrl === undefined)) {
     throw new Error(
       'set both RABBITMQ_URL and MONGODB_URL (distributed mode) or neither (embedded mode)',
     );
   }
-  return runEmbedded();
+  const defaults = launchDefaults(config, dataDir);
+  if (stack || rabbitmqUrl) return runDistributed(config, dataDir, defaults, stack);
+  return runEmbedded(config, defaults);
 }
 
 main().catch(async (error: unknown) => {

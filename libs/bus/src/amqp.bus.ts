@@ -47,6 +47,19 @@ export async function createAmqpBus(options: AmqpBusOptions): Promise<Bus> {
   return bus;
 }
 
+/**
+ * A service's broker connection, for its main.ts under runService (libs/runtime): connected with
+ * the service's logger, its close added to the service's stop steps.
+ */
+export async function connectServiceBus(
+  host: { logger: Logger; onStop: (name: string, run: () => Promise<void>) => void },
+  options: Omit<AmqpBusOptions, 'logger'>,
+): Promise<Bus> {
+  const bus = await createAmqpBus({ ...options, logger: host.logger });
+  host.onStop('close the broker connection', () => bus.close());
+  return bus;
+}
+
 /** By default requests are served one after another, so a slow server cannot pile up stale ones. */
 const SERVE_PREFETCH = 1;
 

@@ -1,7 +1,7 @@
 export type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
 export type { Logger } from './logger';
 export type { BackoffOptions } from '@screenfleet/runtime';
-export { createAmqpBus, type AmqpBusOptions } from './amqp.bus';
+export { connectServiceBus, createAmqpBus, type AmqpBusOptions } from './amqp.bus';
 export {
   createMemoryBus,
   DEFAULT_DELIVERY_LIMIT,

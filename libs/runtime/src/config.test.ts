@@ -1,4 +1,10 @@
-import { ConfigError, defineConfig, loadConfig, renderConfigMarkdown } from './config';
+import {
+  ConfigError,
+  defineConfig,
+  loadConfig,
+  renderConfigMarkdown,
+  withoutDefault,
+} from './config';
 
 const spec = defineConfig({
   name: { env: 'APP_NAME', kind: 'string', default: 'fleet', doc: 'Display name' },
@@ -216,5 +222,17 @@ describe('renderConfigMarkdown', () => {
       '| `DATA_DIR` | **required** | Where files go |',
       '',
     ]);
+  });
+});
+
+describe('withoutDefault', () => {
+  const dir = { env: 'ARCHIVE_DIR', kind: 'string', default: 'data/archive', doc: 'dir' } as const;
+
+  it('when the variable is unset, then the value is undefined, not the default; when set, its value', () => {
+    const spec = defineConfig({ dir: withoutDefault(dir) });
+    expect(loadConfig(spec, {}).dir).toBeUndefined();
+    expect(loadConfig(spec, { ARCHIVE_DIR: ' ' }).dir).toBeUndefined();
+    expect(loadConfig(spec, { ARCHIVE_DIR: '/srv/archive' }).dir).toBe('/srv/archive');
+    expect(renderConfigMarkdown(spec)).toContain('| `ARCHIVE_DIR` | _unset_ | dir |');
   });
 });

@@ -129,6 +129,23 @@ export function defineConfig<const S extends ConfigSpec>(spec: S): S {
   return spec;
 }
 
+/**
+ * The process's environment as it is, for a launcher that hands it on to the processes it starts.
+ * Read a variable through a spec and loadConfig, never from this.
+ */
+export function currentEnv(): Env {
+  return process.env;
+}
+
+/**
+ * The same variable with no default: `undefined` when unset, so a caller that fills in a
+ * default of its own (the launcher's, under its data directory) can tell unset from set.
+ */
+export function withoutDefault<V extends VarSpec>(v: V): Omit<V, 'default'> & { optional: true } {
+  const { default: _default, ...rest } = v;
+  return { ...rest, optional: true };
+}
+
 /** Parses every variable of the spec; throws one ConfigError listing all bad ones. */
 export function loadConfig<S extends ConfigSpec>(spec: S, env: Env = process.env): Config<S> {
   const result: Record<string, unknown> = {};

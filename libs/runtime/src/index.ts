@@ -1,9 +1,11 @@
 export {
   ConfigError,
+  currentEnv,
   defineConfig,
   describeRule,
   loadConfig,
   renderConfigMarkdown,
+  withoutDefault,
   type BooleanVar,
   type Config,
   type ConfigIssue,
@@ -44,5 +46,20 @@ export {
 // Services define their own metrics on the registry without depending on prom-client directly.
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export { backoffDelay, type BackoffOptions } from './backoff';
-export { serviceConfigSpec } from './service-config';
+export {
+  SERVER_VARS,
+  serviceConfigSpec,
+  withoutServerVars,
+  type ServerVar,
+  type SettingsConfig,
+} from './service-config';
+export {
+  readinessOf,
+  runService,
+  StopSteps,
+  type HostedConfig,
+  type ServiceContext,
+  type ServiceHostOptions,
+  type StartedService,
+} from './service-host';
 export { waitFor, WaitTimeoutError, type WaitForOptions } from './wait-for';

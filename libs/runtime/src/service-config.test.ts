@@ -1,5 +1,5 @@
 import { defineConfig, loadConfig } from './config';
-import { serviceConfigSpec } from './service-config';
+import { SERVER_VARS, serviceConfigSpec, withoutServerVars } from './service-config';
 
 describe('serviceConfigSpec', () => {
   const spec = defineConfig({ ...serviceConfigSpec('INGEST', 9465) });
@@ -28,5 +28,23 @@ describe('serviceConfigSpec', () => {
 
   it('when the broker URL is missing, then start-up fails naming it', () => {
     expect(() => loadConfig(spec, {})).toThrow('RABBITMQ_URL=<unset> (required)');
+  });
+});
+
+describe('withoutServerVars', () => {
+  it('when the embedded mode reads a spec, then the server variables are neither read nor required', () => {
+    const spec = defineConfig({
+      ...serviceConfigSpec('INGEST', 9465),
+      mongodbUrl: { env: 'MONGODB_URL', kind: 'url', doc: 'store' },
+      database: { env: 'MONGODB_DATABASE', kind: 'string', default: 'sf', doc: 'db' },
+      connectionName: { env: 'INGEST_CONNECTION_NAME', kind: 'string', default: 'i', doc: 'n' },
+      prefetch: { env: 'INGEST_PREFETCH', kind: 'integer', default: 32, doc: 'prefetch' },
+    });
+    const config = loadConfig(withoutServerVars(spec), { INGEST_PREFETCH: '8' });
+    expect(Object.keys(config).sort()).toEqual(
+      ['logLevel', 'metricsToken', 'opsHost', 'opsPort', 'prefetch', 'shutdownTimeout'].sort(),
+    );
+    expect(config.prefetch).toBe(8);
+    expect(Object.keys(spec)).toEqual(expect.arrayContaining([...SERVER_VARS]));
   });
 });

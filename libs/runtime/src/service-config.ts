@@ -1,3 +1,4 @@
+import type { Config, ConfigSpec } from './config';
 import { LOG_LEVELS } from './logger';
 
 /**
@@ -49,3 +50,21 @@ export function serviceConfigSpec(prefix: string, defaultOpsPort: number) {
     },
   } as const;
 }
+
+/**
+ * The variables of a service's spec that name a server it connects to (the broker, the
+ * MongoDB-protocol store, the name it shows them). The embedded mode replaces those servers, so
+ * it reads a service's spec without them, and a service's settings function never sees them.
+ */
+export const SERVER_VARS = ['rabbitmqUrl', 'mongodbUrl', 'database', 'connectionName'] as const;
+export type ServerVar = (typeof SERVER_VARS)[number];
+
+/** The spec without its server variables (see SERVER_VARS). */
+export function withoutServerVars<S extends ConfigSpec>(spec: S): Omit<S, ServerVar> {
+  const rest: Record<string, unknown> = { ...spec };
+  for (const key of SERVER_VARS) delete rest[key];
+  return rest as Omit<S, ServerVar>;
+}
+
+/** What a service's settings function reads: its config in either mode (no server variables). */
+export type SettingsConfig<S extends ConfigSpec> = Config<Omit<S, ServerVar>>;

@@ -61,6 +61,7 @@ export { openKeysFor } from './domain/archive-keys';
 export { chunkKeys } from './domain/manifest';
 export { createLocalMediaFiles, createLocalMediaWriter } from './local-media-files';
 export { openArchiveStore } from './open-stores';
+export { archiveWorkerSettings, type ArchiveWorkerSettings } from './settings';
 
 /**
  * Items per content store delete: one transaction each (one writer operation in the embedded

@@ -19,7 +19,8 @@ export {
   type TokenEntry,
 } from './auth/tokens';
 export { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './auth/local-token';
-export { resolveAuth, type AuthSetup } from './auth/auth-setup';
+export { announceAuth, resolveAuth, type AuthSetup } from './auth/auth-setup';
+export { gatewaySettings, type GatewaySettings } from './settings';
 export type { GatewayDeps } from './app';
 
 export interface Gateway {

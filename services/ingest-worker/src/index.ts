@@ -17,6 +17,7 @@ import { createIngestMetrics } from './metrics';
 export { ingestConfigSpec } from './config';
 export { toDocuments } from './domain/to-documents';
 export { SEARCH_REPLY_MAX_BYTES } from './entry/search.rpc';
+export { ingestWorkerSettings, type IngestWorkerSettings } from './settings';
 
 export interface IngestWorkerDeps {
   bus: Pick<Bus, 'consume' | 'queueDepth' | 'serve'>;

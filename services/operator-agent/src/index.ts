@@ -12,6 +12,8 @@ import { createAgentMetrics } from './metrics';
 
 export { agentConfigSpec };
 export { unavailableDesktop } from './domain/unavailable-desktop';
+export { openDesktop, type OpenedDesktop } from './open-desktop';
+export { operatorAgentSettings, type OperatorAgentSettings } from './settings';
 export { SnapshotStore, type Snapshot } from './domain/snapshots';
 export { CommandGuard, MAX_CLOCK_SKEW_MS } from './domain/command-guard';
 export { commandDeadline, systemClock, type AgentClock } from './domain/deadline';

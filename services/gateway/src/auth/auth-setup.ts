@@ -1,4 +1,5 @@
-import { loadOrCreateLocalToken, type LocalToken } from './local-token';
+import type { Logger } from '@screenfleet/runtime';
+import { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './local-token';
 import { isLoopback } from './loopback';
 import { createTokenRegistry, parseTokens } from './tokens';
 import type { AuthOptions } from '../entry/authenticate';
@@ -44,4 +45,20 @@ export function resolveAuth(config: {
     auth: { tokens: createTokenRegistry([local.entry]), allowUnauthenticatedLoopback: allow },
     localToken: local,
   };
+}
+
+/**
+ * Says how clients get in, once the API listens: a new local token goes to the terminal once,
+ * never into the logs; the file that keeps it and an open loopback are logged.
+ */
+export function announceAuth({ auth, localToken }: AuthSetup, logger: Logger): void {
+  if (localToken) {
+    if (localToken.created) process.stderr.write(localTokenBanner(localToken));
+    logger.info(
+      { file: localToken.file },
+      'no GATEWAY_TOKENS: clients use the local token kept in this file (Authorization: Bearer <token>)',
+    );
+  }
+  if (auth.allowUnauthenticatedLoopback)
+    logger.warn('requests without a token are accepted from loopback clients');
 }

@@ -17,12 +17,29 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { exchangeNames, queueNames } from '@screenfleet/contracts';
 import { moveMessages } from '@screenfleet/bus';
+import { defineConfig, loadConfig } from '@screenfleet/runtime';
 import {
   createSqliteContentStore,
   createSqliteDeadLetters,
   openSqliteDatabase,
 } from '@screenfleet/storage';
+import { ingestConfigSpec } from '../config';
 import { replayDeadLetters } from '../domain/replay-dead-letters';
+
+/** Which dead letters: the broker's when RABBITMQ_URL is set, else the embedded mode's file. */
+const replayConfigSpec = defineConfig({
+  rabbitmqUrl: {
+    ...ingestConfigSpec.rabbitmqUrl,
+    optional: true,
+    doc: "RabbitMQ URL of the distributed mode; unset: the embedded mode's SQLite file under DATA_DIR",
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    kind: 'string',
+    default: 'data',
+    doc: "Without RABBITMQ_URL: the embedded mode's data directory (its SQLite file)",
+  },
+});
 
 function parseLimit(argv: string[]): number | undefined {
   const at = argv.findIndex((arg) => arg === '--limit' || arg.startsWith('--limit='));
@@ -71,9 +88,9 @@ async function fromDataDir(dataDir: string, limit: number | undefined): Promise<
 
 async function main(): Promise<void> {
   const limit = parseLimit(process.argv.slice(2));
-  const url = process.env.RABBITMQ_URL;
-  if (url) await fromBroker(url, limit);
-  else await fromDataDir(process.env.DATA_DIR ?? 'data', limit);
+  const config = loadConfig(replayConfigSpec);
+  if (config.rabbitmqUrl) await fromBroker(config.rabbitmqUrl, limit);
+  else await fromDataDir(config.dataDir, limit);
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,125 @@
+import type { Registry } from 'prom-client';
+import { loadConfig, type Config, type ConfigSpec, type Env } from './config';
+import { createLogger, type Logger, type LogLevel } from './logger';
+import { createMetrics } from './metrics';
+import { startOpsServer, type Readiness } from './ops-server';
+import { runMain } from './run-main';
+import { onShutdown, type Exit, type ShutdownStep, type SignalSource } from './shutdown';
+
+/**
+ * What undoes the start, step by step: each step is added right after the thing it stops has
+ * started, and they run last-started first (stop intake, finish what is in hand, close
+ * connections), whatever the process is: a service's main.ts or the embedded launcher.
+ */
+export class StopSteps {
+  private readonly added: ShutdownStep[] = [];
+
+  add(name: string, run: () => Promise<void>): void {
+    this.added.push({ name, run });
+  }
+
+  /** The steps in reverse order of adding. */
+  inStopOrder(): ShutdownStep[] {
+    return [...this.added].reverse();
+  }
+}
+
+/** The variables of serviceConfigSpec the host itself reads. */
+export interface HostedConfig {
+  readonly logLevel: LogLevel;
+  readonly opsPort: number;
+  readonly opsHost: string;
+  readonly metricsToken: string | undefined;
+  readonly shutdownTimeout: number;
+}
+
+/** What a service's start gets from its host. */
+export interface ServiceContext<C> {
+  config: C;
+  logger: Logger;
+  registry: Registry;
+  /** Adds what stops the part just started (see StopSteps); run on SIGTERM/SIGINT. */
+  onStop: (name: string, run: () => Promise<void>) => void;
+}
+
+/** What the host needs back once the service runs. */
+export interface StartedService {
+  /** Asked on every GET /readyz. */
+  readiness: () => Promise<Readiness> | Readiness;
+  /** Called once the ops server listens, e.g. for a start line naming its port. */
+  announce?: (ops: { port: number }) => void;
+}
+
+/** Tests only: the environment, the exit and the signal source. */
+export interface ServiceHostOptions {
+  env?: Env;
+  exit?: Exit;
+  source?: SignalSource;
+}
+
+/**
+ * A service process around its own start: the config parsed from the spec, the logger, the
+ * metrics registry, then the service's start (which adds its stop steps), then the ops server
+ * with the service's readiness. SIGTERM/SIGINT run the stop steps in reverse order and close the
+ * ops server last, so probes and scrapes answer until the end. A start failure exits 1 with one
+ * line (runMain). The spec must spread serviceConfigSpec (the variables HostedConfig names).
+ * `service` names the process in its logs and in a start failure.
+ */
+export function runService<S extends ConfigSpec>(
+  service: string,
+  spec: S & (Config<S> extends HostedConfig ? unknown : never),
+  start: (host: ServiceContext<Config<S>>) => Promise<StartedService>,
+  options: ServiceHostOptions = {},
+): Promise<void> {
+  return runMain(
+    async () => {
+      const config = loadConfig(spec, options.env);
+      const hosted: HostedConfig = config as Config<S> & HostedConfig;
+      const logger = createLogger({ service, level: hosted.logLevel });
+      const registry = createMetrics();
+      const steps = new StopSteps();
+      const started = await start({
+        config,
+        logger,
+        registry,
+        onStop: (name, run) => steps.add(name, run),
+      });
+      const ops = await startOpsServer({
+        port: hosted.opsPort,
+        host: hosted.opsHost,
+        metricsToken: hosted.metricsToken,
+        registry,
+        logger,
+        readiness: started.readiness,
+      });
+      started.announce?.({ port: ops.port });
+      onShutdown(
+        logger,
+        [...steps.inStopOrder(), { name: 'close the ops server', run: () => ops.close() }],
+        {
+          timeoutMs: hosted.shutdownTimeout,
+          ...(options.exit ? { exit: options.exit } : {}),
+          ...(options.source ? { source: options.source } : {}),
+        },
+      );
+    },
+    { service, ...(options.exit ? { exit: options.exit } : {}) },
+  );
+}
+
+/**
+ * A readiness answer from named checks: `true` is up, `false` down, a string down for that
+ * reason. Ready when every check is up.
+ */
+export function readinessOf(checks: Record<string, boolean | string>): Readiness {
+  const entries = Object.entries(checks);
+  return {
+    ready: entries.every(([, check]) => check === true),
+    checks: Object.fromEntries(
+      entries.map(([name, check]) => [
+        name,
+        check === true ? 'up' : check === false ? 'down' : `down: ${check}`,
+      ]),
+    ),
+  };
+}

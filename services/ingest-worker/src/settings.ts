@@ -1,0 +1,23 @@
+import type { SettingsConfig } from '@screenfleet/runtime';
+import type { ingestConfigSpec } from './config';
+import type { IngestWorkerDeps } from './index';
+
+/** What createIngestWorker takes besides its ports, the logger and the registry. */
+export type IngestWorkerSettings = Omit<IngestWorkerDeps, 'bus' | 'store' | 'logger' | 'registry'>;
+
+/**
+ * The worker's settings from its config, in both modes: main.ts and the embedded launcher both
+ * call this. A new setting is its variable in config.ts and its line here.
+ */
+export function ingestWorkerSettings(
+  config: SettingsConfig<typeof ingestConfigSpec>,
+): IngestWorkerSettings {
+  return {
+    prefetch: config.prefetch,
+    maxBytesInFlight: config.maxBytesInFlight,
+    grouping: { maxWeight: config.groupItems, maxWaitMs: config.groupWait },
+    retry: { initialMs: config.retryInitial, maxMs: config.retryMax },
+    searchPrefetch: config.searchPrefetch,
+    captureStallAfterMs: config.captureStallAfter,
+  };
+}
