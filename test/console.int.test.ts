@@ -5,7 +5,7 @@
  * nothing requested off 127.0.0.1, and a screenshot of each view under test-output/console.
  * The page, its policy and sign-in against a bare gateway: services/gateway/test/console.int.test.ts.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { ListElementsResponse } from '@screenfleet/contracts';
 import { waitFor } from '@screenfleet/runtime';
 import {
@@ -55,6 +55,28 @@ async function goToView(page: Page, title: string): Promise<void> {
   );
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+}
+
+/**
+ * Lists the desktop's Chromium with the keyboard (device and app already typed) until `shown`
+ * is in the listing: Chromium exposes its page to AT-SPI a moment after it loads.
+ */
+async function listUntilShown(page: Page, shown: Locator): Promise<void> {
+  const listButton = page.getByRole('button', { name: 'List elements' });
+  await tabTo(page, listButton);
+  await waitFor(
+    async () => {
+      const heading = page.locator('#listing-title');
+      const before = (await heading.count()) ? await page.locator('.listing code').innerText() : '';
+      await listButton.focus();
+      await page.keyboard.press('Enter');
+      await page
+        .locator('.listing code', { hasNotText: before || '\u0000' })
+        .waitFor({ timeout: 15_000 });
+      return (await shown.count()) === 1;
+    },
+    { timeoutMs: 45_000, intervalMs: 200, what: 'the desktop page listed' },
+  );
 }
 
 async function searchTotal(url: string, query: string): Promise<number> {
@@ -267,25 +289,8 @@ describe('the console', () => {
       await tabTo(page, page.getByLabel('App'));
       await page.keyboard.type('Chromium');
 
-      // Chromium exposes its page to AT-SPI a moment after it loads: list until it is there.
       const lastName = page.getByRole('radio', { name: /: entry Last name$/ });
-      const listButton = page.getByRole('button', { name: 'List elements' });
-      await tabTo(page, listButton);
-      await waitFor(
-        async () => {
-          const heading = page.locator('#listing-title');
-          const before = (await heading.count())
-            ? await page.locator('.listing code').innerText()
-            : '';
-          await listButton.focus();
-          await page.keyboard.press('Enter');
-          await page
-            .locator('.listing code', { hasNotText: before || '\u0000' })
-            .waitFor({ timeout: 15_000 });
-          return (await lastName.count()) === 1;
-        },
-        { timeoutMs: 45_000, intervalMs: 200, what: 'the desktop page listed' },
-      );
+      await listUntilShown(page, lastName);
       const rows = await page.locator('table.elements tbody tr').allInnerTexts();
       expect(rows.some((row) => /\bentry\s+First name\b/.test(row))).toBe(true);
       expect(await page.locator('table.elements th').allInnerTexts()).toEqual([
@@ -374,6 +379,68 @@ describe('the console', () => {
 
       expect(opened.errors()).toEqual([]);
       expect(opened.httpErrors()).toEqual(['409 /experimental/operator/press-key-by-index']);
+      expect(opened.offHost()).toEqual([]);
+    });
+
+    it("Operator: when text is typed into an entry and a button clicked by index with the keyboard, then the page's own record has the text and the click", async () => {
+      opened = await openConsole(browser, system.url);
+      const { page } = opened;
+      await signIn(page, tokens.all.token);
+      await goToView(page, 'Operator');
+      await tabTo(page, page.getByLabel('Device'));
+      await page.keyboard.type(agentDevice);
+      await tabTo(page, page.getByLabel('App'));
+      await page.keyboard.type('Chromium');
+      const email = page.getByRole('radio', { name: /: entry Email$/ });
+      await listUntilShown(page, email);
+
+      await tabTo(page, page.getByRole('radio').first());
+      await arrowTo(page, email);
+      await page.getByRole('heading', { name: /^Act on element \d+$/ }).waitFor();
+      await tabTo(page, page.getByRole('radio', { name: 'Press a key' }));
+      await arrowTo(page, page.getByRole('radio', { name: 'Type text' }));
+      const text = `Grüße ${mode} #${Date.now().toString(36)}`;
+      // Typed at the caret: after what an earlier run on this shared page left there.
+      const expected = (desk.valueOf('email') ?? '') + text;
+      await tabTo(page, page.getByLabel('Text', { exact: true }));
+      await page.keyboard.type(text);
+      await tabTo(page, page.getByRole('button', { name: 'Type text' }));
+      await page.keyboard.press('Enter');
+      const outcome = page.locator('.outcome');
+      await outcome.getByText('Done').waitFor();
+      await waitFor(() => desk.valueOf('email') === expected, {
+        timeoutMs: 10_000,
+        what: () => `#email to show the text (it shows ${desk.valueOf('email')})`,
+      });
+      expect(await outcome.innerText()).toMatch(
+        new RegExp(`^Done \\(type ${text.length} characters, answered in \\d+ ms\\): `),
+      );
+      expect(await seriousViolations(page)).toEqual([]);
+
+      const submit = page.getByRole('radio', { name: /: push button Submit$/ });
+      const clicksBefore = desk.clicks().filter((id) => id === 'submit').length;
+      await tabTo(page, page.getByRole('radio', { name: /: entry Email$/ }));
+      await arrowTo(page, submit);
+      await tabTo(page, page.getByRole('radio', { name: 'Type text' }));
+      await arrowTo(page, page.getByRole('radio', { name: 'Click' }), 'ArrowUp');
+      await tabTo(page, page.getByRole('button', { name: 'Click element' }));
+      await page.keyboard.press('Enter');
+      await outcome.getByText(/^Done \(click, answered in \d+ ms\)/).waitFor();
+      await waitFor(
+        () => desk.clicks().filter((id) => id === 'submit').length === clicksBefore + 1,
+        {
+          timeoutMs: 10_000,
+          what: 'the click on #submit',
+        },
+      );
+      await screenshot(page, `${mode}-operator-click`);
+      const acts = opened
+        .apiRequests()
+        .filter((call) => /by-index$/.test(call.path))
+        .map((call) => `${call.path.replace('/experimental/operator/', '')} ${call.status}`);
+      expect(acts).toEqual(['type-by-index 200', 'click-by-index 200']);
+      expect(opened.errors()).toEqual([]);
+      expect(opened.httpErrors()).toEqual([]);
       expect(opened.offHost()).toEqual([]);
     });
 

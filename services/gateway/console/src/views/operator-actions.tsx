@@ -97,15 +97,71 @@ function PressKeyForm({ target, busy, send }: ActionFormProps) {
   );
 }
 
+/** Click: the element's centre, as the agent finds it; nothing to fill in. */
+function ClickForm({ target, busy, send }: ActionFormProps) {
+  return (
+    <form
+      class="press-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (busy) return;
+        send('/experimental/operator/click-by-index', targetFields(target), 'click');
+      }}
+    >
+      <p class="hint">Clicks the middle of element {target.element.index}.</p>
+      <button type="submit" aria-disabled={busy}>
+        Click element
+      </button>
+    </form>
+  );
+}
+
 /**
- * What can be done to a listed element, in the order offered.
- *
- * Extension point for click and type by index (issue 29, item 4): add
- * `{id: 'click', label: 'Click', form: ...}` posting `targetFields(target)` to
- * /experimental/operator/click-by-index, and `{id: 'type', label: 'Type text', form: ...}`
- * posting `{...targetFields(target), text}` to /experimental/operator/type-by-index. Both answer
- * `{success, message}` like a press, so the view shows their answer, latency and errors as is.
+ * Type text at the element's caret. A textarea, since a line break (Enter) and a tab are keys
+ * the agent types too; its other rules (length, no control characters) are the API's to name.
+ */
+function TypeTextForm({ target, busy, send }: ActionFormProps) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      class="press-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (busy) return;
+        send(
+          '/experimental/operator/type-by-index',
+          { ...targetFields(target), text },
+          `type ${text.length} ${text.length === 1 ? 'character' : 'characters'}`,
+        );
+      }}
+    >
+      <div class="field">
+        <label for="type-text">Text</label>
+        <textarea
+          id="type-text"
+          required
+          rows={2}
+          value={text}
+          onInput={(event) => setText(event.currentTarget.value)}
+          aria-describedby="type-text-hint"
+        />
+        <span id="type-text-hint" class="hint">
+          Typed where the element's caret is; a line break presses Enter.
+        </span>
+      </div>
+      <button type="submit" aria-disabled={busy}>
+        Type text
+      </button>
+    </form>
+  );
+}
+
+/**
+ * What can be done to a listed element, in the order offered. Each answers `{success, message}`,
+ * so the view shows every answer, its latency and errors (409: the listing is stale) alike.
  */
 export const operatorActions: readonly OperatorAction[] = [
   { id: 'press', label: 'Press a key', form: PressKeyForm },
+  { id: 'click', label: 'Click', form: ClickForm },
+  { id: 'type', label: 'Type text', form: TypeTextForm },
 ];

@@ -33,7 +33,7 @@ interface Outcome {
 
 /**
  * Operator: pick a device and an app, list its elements, pick one, act on it (press a key with
- * modifiers; click and type plug in as operatorActions). Each answer is shown with its latency,
+ * modifiers, click, type text: operatorActions). Each answer is shown with its latency,
  * measured here from request to answer. A listing past its snapshot's expiry, or one the agent
  * refused as not current (409), is stale: the view says so and offers to list again.
  */
