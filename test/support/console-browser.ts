@@ -54,11 +54,14 @@ export interface ConsolePage {
 
 const failedResource = /^Failed to load resource: the server responded with a status of (\d+)/;
 
-/** A fresh browser context (its own sessionStorage) on `url`/console, watched from the start. */
+/**
+ * A fresh browser context (its own sessionStorage) on `url`/console, watched from the start;
+ * with `token`, signed in already (as if pasted earlier in this tab).
+ */
 export async function openConsole(
   browser: Browser,
   url: string,
-  options: { hash?: string; clock?: boolean } = {},
+  options: { hash?: string; clock?: boolean; token?: string } = {},
 ): Promise<ConsolePage> {
   const context = await browser.newContext({
     viewport: { width: 1200, height: 800 },
@@ -67,6 +70,12 @@ export async function openConsole(
   });
   // Time flows as usual until a test moves it on (context.clock.fastForward).
   if (options.clock) await context.clock.install();
+  if (options.token) {
+    await context.addInitScript(
+      (token) => sessionStorage.setItem('screenfleet.console.token', token),
+      options.token,
+    );
+  }
   const page = await context.newPage();
   const errors: string[] = [];
   const httpErrors: string[] = [];

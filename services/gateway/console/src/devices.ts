@@ -1,12 +1,23 @@
-import type { Session } from './session.js';
+import { fleetScope, onlineDeviceNames } from './fleet.js';
+import { fetchFleet } from './fleet-fetch.js';
+import { can, type Session } from './session.js';
 
 /**
- * The device names the console suggests where a device is picked (Search's device field, the
- * Operator's device). Today: a bound token's own devices, since no route lists the fleet.
- *
- * Extension point for GET /devices (the fleet API): return its names here (and for the
- * Operator, only devices whose agent is online), and every picker offers them.
+ * The device names the console suggests where a device is picked: GET /devices' names (for
+ * the Operator, `online: true`, only devices whose agent is online). A token that may not list
+ * the fleet, or a gateway that does not answer, gets a bound token's own devices: a suggestion
+ * is a convenience, never a reason to show an error.
  */
-export function knownDevices(session: Session): Promise<readonly string[]> {
-  return Promise.resolve(session.who.devices ?? []);
+export async function knownDevices(
+  session: Session,
+  { online = false }: { online?: boolean } = {},
+): Promise<readonly string[]> {
+  const own = session.who.devices ?? [];
+  if (!can(session, fleetScope)) return own;
+  try {
+    const fleet = await fetchFleet(session.api);
+    return online ? onlineDeviceNames(fleet) : fleet.map((d) => d.device_name);
+  } catch {
+    return own;
+  }
 }

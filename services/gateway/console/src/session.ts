@@ -11,7 +11,7 @@ export interface Session {
   who: WhoAmI;
 }
 
-export type Scope = ApiScope | 'data:delete';
+export type Scope = ApiScope;
 
 const tokenKey = 'screenfleet.console.token';
 

@@ -1,7 +1,10 @@
 import type { VNode } from './vendor/preact.js';
+import { fleetScope } from './fleet.js';
 import type { Route } from './route.js';
 import type { Scope, Session } from './session.js';
 import { ArchiveView } from './views/archive.view.js';
+import { DeviceView } from './views/device.view.js';
+import { FleetView } from './views/fleet.view.js';
 import { OperatorView } from './views/operator.view.js';
 import { SearchView } from './views/search.view.js';
 
@@ -24,15 +27,12 @@ export interface ConsoleView {
 }
 
 /**
- * The console's views in navigation order; the first the token may use opens by default.
- *
- * Extension point for the fleet API (GET /devices, GET /devices/{name}): the Fleet view goes
- * first here (`{id: 'fleet', title: 'Fleet', scope: <GET /devices' scope>, nav: true}`), the
- * Device view after it (`{id: 'devices', nav: false}`, its name in `route.path[0]`, reached
- * from a Fleet row by hashFor('devices', [name])). Its search box can hand over to Search with
- * hashFor('search', [], writeSearchParams({...params, device_name: name})).
+ * The console's views in navigation order; the first the token may use opens by default. The
+ * Device view (`#/devices/<name>`) is reached from a Fleet row, not from the navigation.
  */
 export const consoleViews: readonly ConsoleView[] = [
+  { id: 'fleet', title: 'Fleet', scope: fleetScope, nav: true, component: FleetView },
+  { id: 'devices', title: 'Device', scope: fleetScope, nav: false, component: DeviceView },
   { id: 'search', title: 'Search', scope: 'search', nav: true, component: SearchView },
   { id: 'archive', title: 'Archive', scope: 'archive:read', nav: true, component: ArchiveView },
   { id: 'operator', title: 'Operator', scope: 'operator', nav: true, component: OperatorView },

@@ -58,7 +58,7 @@ export function OperatorView({ session }: ViewProps) {
   const listedHeading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
-    void knownDevices(session).then(setDevices);
+    void knownDevices(session, { online: true }).then(setDevices);
   }, [session]);
 
   // One timer to the snapshot's expiry: no ticking clock re-renders a 500-row table.

@@ -1,0 +1,122 @@
+/**
+ * bench:console — the console's Fleet view rendering 1,000 devices in Debian's Chromium
+ * (playwright-core, headless), measured in the page with the Performance API: from the moment
+ * the fleet's data is in the view to the rows in the DOM (`fleet:committed`) and to the frame
+ * after it, painted (`fleet:painted`, style and layout included). The issue's budget: 100 ms.
+ *
+ * The gateway is the real one (test/support/gateway, on a vhost of the local RabbitMQ) serving
+ * the built console; GET /devices is answered by the browser's route handler with
+ * BENCH_CONSOLE_DEVICES (1,000) synthetic devices (services/gateway/console/src/fleet.fixture.ts),
+ * so what is measured is the view, not the store. Each of BENCH_CONSOLE_LOADS (7) loads is a
+ * fresh browser context (cold page). Traffic only to 127.0.0.1. One JSON line last on stdout.
+ */
+import type { Browser } from 'playwright-core';
+import { buildFleet } from '../services/gateway/console/src/fleet.fixture';
+import { rabbitmqctl } from '../test/services/rabbitmqctl';
+import { launchChromium, openConsole } from '../test/support/console-browser';
+import { startGateway, tokens } from '../test/support/gateway';
+import { median, percentiles } from './stats';
+
+const devices = Number(process.env.BENCH_CONSOLE_DEVICES ?? 1000);
+const loads = Number(process.env.BENCH_CONSOLE_LOADS ?? 7);
+const budgetMs = 100;
+
+interface Load {
+  committedMs: number;
+  paintedMs: number;
+  rows: number;
+}
+
+async function measureLoad(browser: Browser, url: string, fleet: unknown[]): Promise<Load> {
+  const opened = await openConsole(browser, url, { hash: '#/fleet', token: tokens.all.token });
+  const { page } = opened;
+  try {
+    // GET /devices, as the gateway pages it (the view asks until the total).
+    await page.route(/\/devices\?/, (route) => {
+      const query = new URL(route.request().url()).searchParams;
+      const offset = Number(query.get('offset') ?? 0);
+      const limit = Number(query.get('limit') ?? 50);
+      return route.fulfill({
+        json: {
+          data: fleet.slice(offset, offset + limit),
+          pagination: { limit, offset, total: fleet.length },
+        },
+      });
+    });
+    await page.reload();
+    const painted = await page.waitForFunction(() => {
+      const [entry] = performance.getEntriesByName('fleet:painted', 'measure');
+      const [commit] = performance.getEntriesByName('fleet:committed', 'measure');
+      return entry && commit
+        ? {
+            paintedMs: entry.duration,
+            committedMs: commit.duration,
+            rows: document.querySelectorAll('.fleet [role=row][data-device]').length,
+          }
+        : undefined;
+    });
+    const load = (await painted.jsonValue()) as Load;
+    if (opened.errors().length > 0) throw new Error(opened.errors().join('\n'));
+    return load;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** A temporary vhost of the local RabbitMQ: the gateway needs a broker to start. */
+async function temporaryBroker(): Promise<{ url: string; remove(): Promise<void> }> {
+  const vhost = `sf-bench-console-${process.pid}`;
+  await rabbitmqctl(['add_vhost', vhost]);
+  await rabbitmqctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
+  return {
+    url: `amqp://guest:guest@127.0.0.1:5672/${vhost}`,
+    remove: () => rabbitmqctl(['delete_vhost', vhost]).then(() => undefined),
+  };
+}
+
+async function main(): Promise<void> {
+  // The test gateway names its connection after the run (test/services uniqueName).
+  process.env.TEST_RUN_ID ??= `bench-console-${process.pid}`;
+  const broker = await temporaryBroker();
+  const gateway = await startGateway(broker.url);
+  const browser = await launchChromium();
+  try {
+    const fleet = buildFleet(devices);
+    const results: Load[] = [];
+    for (let i = 0; i < loads; i++) {
+      const load = await measureLoad(browser, gateway.url, fleet);
+      if (load.rows !== devices) throw new Error(`rendered ${load.rows} rows, not ${devices}`);
+      process.stderr.write(
+        `load ${i + 1}/${loads}: committed ${load.committedMs.toFixed(1)} ms, painted ${load.paintedMs.toFixed(1)} ms\n`,
+      );
+      results.push(load);
+    }
+    const painted = results.map((r) => r.paintedMs);
+    const committed = results.map((r) => r.committedMs);
+    const round = (n: number) => Math.round(n * 10) / 10;
+    const result = {
+      bench: 'console',
+      devices,
+      loads,
+      committed_ms: { median: round(median(committed)), ...percentiles(committed, [95]) },
+      painted_ms: {
+        median: round(median(painted)),
+        ...percentiles(painted, [95]),
+        max: round(Math.max(...painted)),
+      },
+      budget_ms: budgetMs,
+      ratio_to_budget: round((median(painted) / budgetMs) * 100) / 100,
+      within_budget: median(painted) <= budgetMs,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await browser.close();
+    await gateway.close();
+    await broker.remove();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:console failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
