@@ -13,6 +13,13 @@ export const fleetScope: Scope = 'search';
 export const captureStatuses: readonly CaptureStatus[] = ['ok', 'stalled', 'idle'];
 export const agentStatuses: readonly AgentStatus[] = ['online', 'unresponsive', 'offline'];
 
+export const captureLabels = { ok: 'OK', stalled: 'Stalled', idle: 'Idle' } as const;
+export const agentLabels = {
+  online: 'Online',
+  unresponsive: 'Unresponsive',
+  offline: 'Offline',
+} as const;
+
 export interface FleetFilter {
   /** '' = any. */
   capture: CaptureStatus | '';

@@ -2,7 +2,7 @@ import type { SearchAnswer, SearchAnswerItem } from '@screenfleet/contracts';
 import { Fragment, h } from '../vendor/preact.js';
 import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import { contentTypeLabel, TimelineChart } from '../charts.js';
-import { archiveShare } from '../fleet.js';
+import { agentLabels, archiveShare, captureLabels } from '../fleet.js';
 import type { DeviceDetail } from '../fleet-contract.js';
 import { formatCount, formatDay, formatHour, formatShare } from '../format.js';
 import { hashFor } from '../route.js';
@@ -27,6 +27,7 @@ export function DeviceView({ session, route, go }: ViewProps) {
   const [device, setDevice] = useState<DeviceDetail>();
   const [error, setError] = useState<unknown>();
   const [newest, setNewest] = useState<SearchAnswer>();
+  const [newestError, setNewestError] = useState<unknown>();
   const [polls, setPolls] = useState(0);
   const now = useNow(15_000);
   const latest = useRef(0);
@@ -36,23 +37,29 @@ export function DeviceView({ session, route, go }: ViewProps) {
     const ticket = ++latest.current;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const newestQuery = new URLSearchParams({ device_name: name, limit: String(newestCount) });
-    Promise.all([
-      session.api.get<DeviceDetail>(`/devices/${encodeURIComponent(name)}`),
-      searcher ? session.api.get<SearchAnswer>('/search', newestQuery) : undefined,
-    ]).then(
-      ([detail, found]) => {
-        if (ticket !== latest.current) return;
-        setDevice(detail);
-        setNewest(found);
+    const mine = () => ticket === latest.current;
+    // Each part shows as it answers; the next round is planned when both have.
+    const detail = session.api.get<DeviceDetail>(`/devices/${encodeURIComponent(name)}`).then(
+      (body) => {
+        if (!mine()) return;
+        setDevice(body);
         setError(undefined);
-        timer = setTimeout(() => setPolls((n) => n + 1), pollMs);
       },
-      (failure: unknown) => {
-        if (ticket !== latest.current) return;
-        setError(failure);
-        timer = setTimeout(() => setPolls((n) => n + 1), pollMs);
-      },
+      (failure: unknown) => mine() && setError(failure),
     );
+    const found = searcher
+      ? session.api.get<SearchAnswer>('/search', newestQuery).then(
+          (body) => {
+            if (!mine()) return;
+            setNewest(body);
+            setNewestError(undefined);
+          },
+          (failure: unknown) => mine() && setNewestError(failure),
+        )
+      : undefined;
+    void Promise.all([detail, found]).then(() => {
+      if (mine()) timer = setTimeout(() => setPolls((n) => n + 1), pollMs);
+    });
     return () => {
       latest.current += 1;
       clearTimeout(timer);
@@ -106,6 +113,7 @@ export function DeviceView({ session, route, go }: ViewProps) {
               )
             }
           />
+          <ErrorNote error={newestError} title="The newest captures are unavailable" />
           {newest ? <Newest answer={newest} now={now} /> : null}
         </Fragment>
       ) : null}
@@ -125,7 +133,9 @@ function DeviceTiles({ device, now }: { device: DeviceDetail; now: Date }) {
       <div class="tile" data-field="capture_status">
         <dt>Capture</dt>
         <dd>
-          <span class={`badge capture-${device.capture_status}`}>{device.capture_status}</span>
+          <span class={`badge capture-${device.capture_status}`}>
+            {captureLabels[device.capture_status]}
+          </span>
         </dd>
       </div>
       <div class="tile" data-field="last_item_time">
@@ -159,7 +169,7 @@ function DeviceTiles({ device, now }: { device: DeviceDetail; now: Date }) {
       <div class="tile" data-field="agent">
         <dt>Agent</dt>
         <dd>
-          <span class={`badge agent-${agent.status}`}>{agent.status}</span>, heartbeat{' '}
+          <span class={`badge agent-${agent.status}`}>{agentLabels[agent.status]}</span>, heartbeat{' '}
           <Instant iso={agent.last_heartbeat_time} now={now} none="never" />
         </dd>
       </div>

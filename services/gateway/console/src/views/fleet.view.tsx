@@ -3,10 +3,12 @@ import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.js
 import { Day24Bar } from '../charts.js';
 import {
   agentCounts,
+  agentLabels,
   agentStatuses,
   archiveShare,
   busiest24h,
   captureCounts,
+  captureLabels,
   captureStatuses,
   filterDevices,
   readFleetFilter,
@@ -102,9 +104,6 @@ export function FleetView({ session, route }: ViewProps) {
     </Fragment>
   );
 }
-
-const captureLabels = { ok: 'OK', stalled: 'Stalled', idle: 'Idle' } as const;
-const agentLabels = { online: 'Online', unresponsive: 'Unresponsive', offline: 'Offline' } as const;
 
 function FilterForm({
   filter,
