@@ -133,6 +133,118 @@ describe('the console', () => {
       await system?.stop();
     }, 60_000);
 
+    it('Fleet and Device: when a batch is posted, then the fleet lists it and keeps the filter and focus as it refreshes, the device charts and lists it, its search box finds it, and a range goes after a confirmation naming it', async () => {
+      const device = `${mode}-fleet-desk-${Date.now().toString(36)}`;
+      const word = `okapi${mode}${Date.now().toString(36)}`;
+      // Minute-aligned, so a range typed to the minute covers exactly the items meant.
+      const base = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000;
+      const at = (minute: number) => new Date(base + minute * 60_000 + 30_000).toISOString();
+      const postItems = async (minutes: number[]) => {
+        const added = await post(`${system.url}/add`, {
+          device_name: device,
+          content: {
+            content_type: 'frames',
+            data: minutes.map((m) =>
+              buildItem(500 + m, {
+                timestamp: at(m),
+                app_name: 'Ledger',
+                window_name: `Sheet ${m}`,
+                ocr_results: [{ text: `Fleet ${word} line ${m}` }],
+              }),
+            ),
+          },
+        });
+        expect(added.status).toBe(200);
+      };
+      const stored = (n: number) =>
+        waitFor(async () => (await searchTotal(system.url, `device_name=${device}`)) === n, {
+          timeoutMs: 30_000,
+          intervalMs: 100,
+          what: `${n} items of ${device} stored`,
+        });
+      await postItems([0, 1, 2, 3, 4, 5]);
+      await stored(6);
+
+      opened = await openConsole(browser, system.url, { clock: true });
+      const { page } = opened;
+      await signIn(page, tokens.all.token);
+      await page.getByRole('heading', { name: 'Fleet', level: 1 }).waitFor();
+      const nameFilter = page.getByLabel('Device name contains');
+      await tabTo(page, nameFilter);
+      await page.keyboard.type(device);
+      const row = page.locator(`.fleet [role=row][data-device="${device}"]`);
+      await row.waitFor();
+      expect(await page.locator('.fleet [role=row][data-device]').count()).toBe(1);
+      expect(await page.locator('.count').innerText()).toMatch(/^1 of \d+ devices$/);
+      const bar = row.getByRole('img');
+      expect(await bar.getAttribute('aria-label')).toBe('6 items in the last 24 hours: 6 screen');
+      expect(await row.innerText()).toMatch(/\b(OK|Stalled|Idle)\b/);
+      expect(await row.innerText()).toContain('Offline'); // no agent runs for this device
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // More items, and the view's next poll: the filter and the focus are where they were.
+      await postItems([6, 7]);
+      await stored(8);
+      await opened.context.clock.fastForward('00:16');
+      await row
+        .getByRole('img', { name: '8 items in the last 24 hours: 8 screen' })
+        .waitFor({ timeout: 30_000 });
+      expect(await nameFilter.inputValue()).toBe(device);
+      expect(await nameFilter.evaluate((input) => input === document.activeElement)).toBe(true);
+      expect(page.url()).toContain(`name=${device}`);
+      await screenshot(page, `${mode}-fleet`);
+
+      await tabTo(page, row.getByRole('link', { name: device }));
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: `Device ${device}`, level: 1 }).waitFor();
+      const hourly = page.getByRole('img', { name: /^Items per hour over the last 24 hours: / });
+      await hourly.waitFor();
+      expect(await hourly.getAttribute('aria-label')).toMatch(
+        /: 8 items in all, at most \d+ items in one bar$/,
+      );
+      expect(await page.locator('[data-field="items_stored"] dd').innerText()).toMatch(/^8\b/);
+      const captures = page.locator('.captures tbody tr');
+      await page.locator('.captures tbody tr', { hasText: 'Sheet 7' }).waitFor();
+      expect(await captures.count()).toBe(8);
+      expect(await captures.first().innerText()).toContain('Ledger');
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `${mode}-device`);
+
+      // Delete minutes 2, 3 and 4: reviewed, then confirmed, all by keyboard.
+      const remove = page.getByRole('region', { name: 'Delete a time range' });
+      await tabTo(page, remove.getByLabel('From (local time)'));
+      await typeDateTime(page, new Date(base + 2 * 60_000));
+      await tabTo(page, remove.getByLabel('To (local time, not included)'));
+      await typeDateTime(page, new Date(base + 5 * 60_000));
+      await page.keyboard.press('Enter');
+      const confirm = remove.getByRole('group');
+      await confirm.waitFor();
+      const question = await confirm.getByRole('heading').innerText();
+      expect(question).toContain(`Delete 3 items of ${device} from `);
+      expect(await confirm.getByRole('heading').evaluate((h) => h === document.activeElement)).toBe(
+        true,
+      );
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `${mode}-device-delete`);
+      await tabTo(page, confirm.getByRole('button', { name: 'Delete 3 items' }));
+      await page.keyboard.press('Enter');
+      await remove.getByText(/^3 items deleted \(3 screen, 0 audio\)/).waitFor();
+      expect(await searchTotal(system.url, `device_name=${device}`)).toBe(5);
+      await page.locator('[data-field="items_stored"] dd', { hasText: /^5\b/ }).waitFor();
+
+      await tabTo(page, page.getByLabel('Search this device for'));
+      await page.keyboard.type(word);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: `Results for “${word}” 1–5 of 5` }).waitFor();
+      expect(await page.getByLabel('Device', { exact: true }).inputValue()).toBe(device);
+
+      expect(opened.errors()).toEqual([]);
+      expect(opened.httpErrors()).toEqual([]);
+      expect(opened.offHost()).toEqual([]);
+      const deletes = opened.apiRequests().filter((c) => c.path === '/data/delete-range');
+      expect(deletes.map((c) => c.status)).toEqual([200]);
+    });
+
     it('Search: when a posted batch is searched for with the keyboard, then it is found, its words marked, in pages that name the exact total', async () => {
       const word = `zebra${mode}${Date.now().toString(36)}`;
       const device = `${mode}-search-desk`;
@@ -159,7 +271,7 @@ describe('the console', () => {
       opened = await openConsole(browser, system.url);
       const { page } = opened;
       await signIn(page, tokens.all.token);
-      await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
+      await goToView(page, 'Search');
       await tabTo(page, page.getByLabel('Words'));
       await page.keyboard.type(`${word} QUARTERLY`);
       await page.keyboard.press('Enter');
@@ -387,6 +499,13 @@ describe('the console', () => {
       const { page } = opened;
       await signIn(page, tokens.all.token);
       await goToView(page, 'Operator');
+      // The device field suggests the fleet's devices whose agent is online: this desk only
+      // (the other tests' devices have no agent).
+      const suggested = page.locator('#operator-device-names option');
+      await suggested.first().waitFor({ state: 'attached' });
+      expect(
+        await suggested.evaluateAll((options) => options.map((o) => o.getAttribute('value'))),
+      ).toEqual([agentDevice]);
       await tabTo(page, page.getByLabel('Device'));
       await page.keyboard.type(agentDevice);
       await tabTo(page, page.getByLabel('App'));
