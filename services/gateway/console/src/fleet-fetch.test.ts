@@ -1,4 +1,4 @@
-import type { DevicesAnswer } from './fleet-contract';
+import { devicesMaxLimit, type DevicesAnswer } from '@screenfleet/contracts';
 import { fetchFleet, fleetPageSize } from './fleet-fetch';
 import { buildFleet } from './fleet.fixture';
 
@@ -21,14 +21,18 @@ function fakeApi(fleet: ReturnType<typeof buildFleet>, cap: number) {
 }
 
 describe('fetchFleet', () => {
+  it("when it pages, then it asks for the gateway's largest page", () => {
+    expect(fleetPageSize).toBe(devicesMaxLimit);
+  });
+
   it('when the fleet is larger than a page, then it asks page after page until the total', async () => {
-    const fleet = buildFleet(1_234);
+    const fleet = buildFleet(2_345);
     const api = fakeApi(fleet, fleetPageSize);
     expect(await fetchFleet(api)).toEqual(fleet);
     expect(api.asked).toEqual([
       `/devices?limit=${fleetPageSize}&offset=0&sort=device_name`,
-      `/devices?limit=${fleetPageSize}&offset=500&sort=device_name`,
       `/devices?limit=${fleetPageSize}&offset=1000&sort=device_name`,
+      `/devices?limit=${fleetPageSize}&offset=2000&sort=device_name`,
     ]);
   });
 

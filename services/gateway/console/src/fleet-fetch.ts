@@ -1,8 +1,8 @@
 import type { Api } from './api.js';
-import type { DevicesAnswer, DeviceSummary } from './fleet-contract.js';
+import type { DevicesAnswer, DeviceSummary } from '@screenfleet/contracts';
 
-/** Devices asked per request; the gateway may answer fewer (its own cap), and the loop follows. */
-export const fleetPageSize = 500;
+/** Devices asked per request: the gateway's cap (devicesMaxLimit); if it answers fewer, the loop follows. */
+export const fleetPageSize = 1000;
 
 /**
  * Every device GET /devices lists (a bound token: its own), page by page until the total. The

@@ -1,4 +1,4 @@
-import type { DeviceSummary } from './fleet-contract.js';
+import type { DeviceSummary } from '@screenfleet/contracts';
 
 /**
  * A DeviceSummary as GET /devices answers it, with `overrides`: for the console's unit tests and

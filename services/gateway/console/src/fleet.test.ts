@@ -1,5 +1,11 @@
 import {
+  agentStatuses as contractAgentStatuses,
+  captureStatuses as contractCaptureStatuses,
+} from '@screenfleet/contracts';
+import {
   agentCounts,
+  agentStatuses,
+  captureStatuses,
   archiveShare,
   busiest24h,
   captureCounts,
@@ -9,6 +15,13 @@ import {
   writeFleetFilter,
 } from './fleet';
 import { buildDeviceSummary, buildFleet } from './fleet.fixture';
+
+describe("the console's copy of the statuses", () => {
+  it('when compared with the contracts (the console cannot import their code), then they are equal', () => {
+    expect(captureStatuses).toEqual(contractCaptureStatuses);
+    expect(agentStatuses).toEqual(contractAgentStatuses);
+  });
+});
 
 describe('the fleet filter in the hash', () => {
   it('when written and read back, then it is the same, and only what is set is written', () => {

@@ -1,4 +1,4 @@
-import type { AgentStatus, CaptureStatus, DeviceSummary } from './fleet-contract.js';
+import type { AgentStatus, CaptureStatus, DeviceSummary } from '@screenfleet/contracts';
 import type { Scope } from './session.js';
 
 /**

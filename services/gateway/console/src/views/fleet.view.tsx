@@ -15,7 +15,7 @@ import {
   writeFleetFilter,
   type FleetFilter,
 } from '../fleet.js';
-import type { DeviceSummary } from '../fleet-contract.js';
+import type { DeviceSummary } from '@screenfleet/contracts';
 import { fetchFleet } from '../fleet-fetch.js';
 import { formatAgo, formatCount, formatShare } from '../format.js';
 import { hashFor } from '../route.js';
