@@ -424,7 +424,7 @@ describe('the console', () => {
       await tabTo(page, page.getByRole('radio').first());
       await arrowTo(page, lastName);
       await page.getByRole('heading', { name: /^Act on element \d+$/ }).waitFor();
-      await tabTo(page, page.getByLabel('Key'));
+      await tabTo(page, page.getByLabel('Key', { exact: true }));
       await page.keyboard.type('k');
       await tabTo(page, page.getByLabel('Ctrl'));
       await page.keyboard.press('Space');
@@ -575,6 +575,8 @@ describe('the console', () => {
       const { page } = opened;
       await page.getByText('No token (loopback grant)').waitFor();
       await page.locator('p.count', { hasText: /^\d+ devices?$/ }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, `${mode}-fleet-all`);
 
       expect(await page.getByRole('navigation', { name: 'Views' }).innerText()).toBe(
         'Fleet\nSearch\nArchive',
