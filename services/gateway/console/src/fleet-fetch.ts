@@ -1,5 +1,5 @@
-import type { Api } from './api.js';
 import type { DevicesAnswer, DeviceSummary } from '@screenfleet/contracts';
+import type { Api } from './api.js';
 
 /** Devices asked per request: the gateway's cap (devicesMaxLimit); if it answers fewer, the loop follows. */
 export const fleetPageSize = 1000;

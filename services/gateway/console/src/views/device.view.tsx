@@ -1,9 +1,8 @@
-import type { SearchAnswer, SearchAnswerItem } from '@screenfleet/contracts';
+import type { DeviceDetail, SearchAnswer, SearchAnswerItem } from '@screenfleet/contracts';
 import { Fragment, h } from '../vendor/preact.js';
 import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import { contentTypeLabel, TimelineChart } from '../charts.js';
 import { agentLabels, archiveShare, captureLabels } from '../fleet.js';
-import type { DeviceDetail } from '@screenfleet/contracts';
 import { formatCount, formatDay, formatHour, formatShare } from '../format.js';
 import { hashFor } from '../route.js';
 import { readSearchParams, writeSearchParams } from '../search-params.js';

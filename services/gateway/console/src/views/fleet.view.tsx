@@ -1,3 +1,4 @@
+import type { DeviceSummary } from '@screenfleet/contracts';
 import { Fragment, h } from '../vendor/preact.js';
 import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.js';
 import { day24Bar } from '../charts.js';
@@ -15,7 +16,6 @@ import {
   writeFleetFilter,
   type FleetFilter,
 } from '../fleet.js';
-import type { DeviceSummary } from '@screenfleet/contracts';
 import { fetchFleet } from '../fleet-fetch.js';
 import { formatAgo, formatCount, formatShare } from '../format.js';
 import { hashFor } from '../route.js';
@@ -56,6 +56,10 @@ export function FleetView({ session, route }: ViewProps) {
     fetchFleet(session.api).then(
       (body) => {
         if (ticket !== latest.current) return;
+        // Only this render's entries: a page left open does not collect one per poll.
+        performance.clearMarks(fleetRenderMarks.data);
+        performance.clearMeasures(fleetRenderMarks.committed);
+        performance.clearMeasures(fleetRenderMarks.painted);
         performance.mark(fleetRenderMarks.data);
         measuring.current = true;
         setDevices(body);
