@@ -225,6 +225,7 @@ describe('the console', () => {
         true,
       );
       expect(await seriousViolations(page)).toEqual([]);
+      await remove.evaluate((region) => region.scrollIntoView());
       await screenshot(page, `${mode}-device-delete`);
       await tabTo(page, confirm.getByRole('button', { name: 'Delete 3 items' }));
       await page.keyboard.press('Enter');
