@@ -105,6 +105,15 @@ describe('clicking and typing on a real desktop', () => {
   test('when something covers the element, then the click is refused (409) and the page sees none', async () => {
     const elements = await form();
     await h().coverElement('submit');
+    // The accessibility tree follows the page a moment later: a click decided before it shows
+    // the banner would see the element uncovered (and the page would get the click).
+    await waitFor(
+      async () =>
+        (await d().listElements({ appName: 'chromium' }, { domIds: true })).some(
+          (e) => e.domId === 'cover-submit',
+        ),
+      { timeoutMs: 5000, intervalMs: 20, what: 'the banner seen over AT-SPI' },
+    );
     const clicked = h().clicks().length;
     try {
       await expect(d().click(elements.get('submit') as UiElement)).rejects.toMatchObject({

@@ -136,12 +136,12 @@ commands.onmessage = (message) => {
   }
   // A new element in its place: the same id, label and look, another node.
   if (command.verb === 'replace' && element) element.replaceWith(element.cloneNode(true));
-  // A banner over the element, as a cookie notice or a dialog covers a page.
+  // A banner over the element, as a cookie notice or a dialog covers a page: a button, so a
+  // listing shows it once the accessibility tree has it (tests wait for that).
   if (command.verb === 'cover' && element) {
     const box = element.getBoundingClientRect();
-    const cover = document.createElement('div');
+    const cover = document.createElement('button');
     cover.id = 'cover-' + command.id;
-    cover.setAttribute('role', 'alert');
     cover.textContent = 'We use cookies';
     cover.style.cssText = 'position:fixed;background:#fed;left:' + (box.left - 4) + 'px;top:' +
       (box.top - 4) + 'px;width:' + (box.width + 8) + 'px;height:' + (box.height + 8) + 'px';
