@@ -370,6 +370,18 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       .finally(() => refreshing.delete(app.bus));
   };
 
+  /**
+   * The element's states, ElementGoneError when they say "defunct": Chromium answers a moment
+   * for an element the page has removed (role invalid, extents nowhere, GrabFocus refused), and
+   * only then forgets it. Read as a live element it would be refused as covered (a conflict),
+   * not named gone (seen once in CI, after describe() had returned null).
+   */
+  const liveStates = async (atspi: AtspiClient, ref: ObjectRef, element: UiElement) => {
+    const states = await atspi.states(ref);
+    if (hasState(states, STATE.defunct)) throw new ElementGoneError(element);
+    return states;
+  };
+
   /** focus.ts's steps for one element, on AT-SPI and the input child. */
   const focusSteps = (element: UiElement, deadline: number | undefined): FocusSteps => {
     const atspi = open().bounded(timeLeft(deadline));
@@ -385,7 +397,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
           stop: () => events.stop(),
         };
       },
-      reportsFocused: async () => hasState(await atspi.states(ref), STATE.focused),
+      reportsFocused: async () => hasState(await liveStates(atspi, ref, element), STATE.focused),
       inDocument: async () => (await documentRef()) !== undefined,
       grabFocus: async (which) => {
         const target = which === 'element' ? ref : ((await documentRef()) ?? ref);
@@ -444,11 +456,12 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
     async click(element, options = {}) {
       const atspi = open().bounded(timeLeft(options.deadline));
       const ref = decodeRef(element.ref);
-      const [states, bounds] = await Promise.all([atspi.states(ref), atspi.extents(ref)]).catch(
-        (error: unknown) => {
-          throw isGoneError(error) ? new ElementGoneError(element) : error;
-        },
-      );
+      const [states, bounds] = await Promise.all([
+        liveStates(atspi, ref, element),
+        atspi.extents(ref),
+      ]).catch((error: unknown) => {
+        throw isGoneError(error) ? new ElementGoneError(element) : error;
+      });
       const x = Math.round(bounds.x + bounds.width / 2);
       const y = Math.round(bounds.y + bounds.height / 2);
       const refuse = (why: string) =>
@@ -476,7 +489,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const ref = decodeRef(element.ref);
       const chars = Array.from(text);
       const [states, interfaces] = await Promise.all([
-        atspi.states(ref),
+        liveStates(atspi, ref, element),
         atspi.interfaces(ref),
       ]).catch((error: unknown) => {
         throw isGoneError(error) ? new ElementGoneError(element) : error;
