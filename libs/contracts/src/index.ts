@@ -34,3 +34,4 @@ export {
 } from './openapi';
 export * from './devices-query';
 export * from './capture-status';
+export * from './device-listing';

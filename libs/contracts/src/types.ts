@@ -27,6 +27,7 @@ import type {
   captureStatuses,
   deviceCaptureRecordSchema,
   deviceDetailSchema,
+  deviceListingRowSchema,
   deviceSummarySchema,
   devicesAnswerSchema,
   devicesReplySchema,
@@ -104,6 +105,7 @@ export type DataDeleteResult = FromSchema<typeof dataDeleteResultSchema>;
 export type DevicesRequest = FromSchema<typeof devicesRequestSchema>;
 export type DevicesReply = FromSchema<typeof devicesReplySchema>;
 export type DeviceCaptureRecord = FromSchema<typeof deviceCaptureRecordSchema>;
+export type DeviceListingRow = FromSchema<typeof deviceListingRowSchema>;
 export type DeviceSummary = FromSchema<typeof deviceSummarySchema>;
 export type DeviceDetail = FromSchema<typeof deviceDetailSchema>;
 export type DevicesAnswer = FromSchema<typeof devicesAnswerSchema>;

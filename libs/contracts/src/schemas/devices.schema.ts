@@ -47,10 +47,11 @@ export const devicesRequestSchema = {
     devices: { type: 'array', items: deviceNameSchema },
     timeline: { type: 'boolean' },
     /**
-     * false: no last hour / 24 h counts (0): a list reads every device without them, sorts,
-     * filters and pages, then asks them for its page's devices only. Default true.
+     * true: the devices' listing rows (devices.reply `listed`), not their records: GET /devices
+     * sorts, filters and pages every device on them, then asks the records of its page only;
+     * GET /health judges on them.
      */
-    windows: { type: 'boolean' },
+    listing: { type: 'boolean' },
   },
 } as const;
 
@@ -106,7 +107,24 @@ export const deviceCaptureRecordSchema = {
   },
 } as const;
 
-/** Payload of devices.reply: the records (sorted by device name), or why not. */
+/**
+ * One device in a listing: what GET /devices sorts and filters on and GET /health judges, and
+ * no counts, as a tuple (every device of a fleet is listed on each such request):
+ * `[device_name, first_received_ms, last_received_ms, last_frame_ms, last_transcription_ms]`,
+ * the last two the newest item time of that content type.
+ */
+export const deviceListingRowSchema = {
+  type: 'array',
+  minItems: 5,
+  maxItems: 5,
+  items: [{ type: 'string', minLength: 1 }, ms, ms, ms, ms],
+  additionalItems: false,
+} as const;
+
+/**
+ * Payload of devices.reply: the records (sorted by device name), with `listing: true` asked the
+ * listing rows (`listed`, sorted by device name), or why not.
+ */
 export const devicesReplySchema = {
   type: 'object',
   discriminator: { propertyName: 'outcome' },
@@ -119,6 +137,15 @@ export const devicesReplySchema = {
       properties: {
         outcome: { const: 'ok' },
         devices: { type: 'array', items: deviceCaptureRecordSchema },
+      },
+    },
+    {
+      type: 'object',
+      required: ['outcome', 'listing'],
+      additionalProperties: false,
+      properties: {
+        outcome: { const: 'listed' },
+        listing: { type: 'array', items: deviceListingRowSchema },
       },
     },
     {

@@ -47,6 +47,7 @@ export {
   captureStatuses,
   deviceCaptureRecordSchema,
   deviceDetailSchema,
+  deviceListingRowSchema,
   deviceSortKeys,
   deviceSummarySchema,
   devicesAnswerSchema,

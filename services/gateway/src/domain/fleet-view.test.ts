@@ -1,10 +1,11 @@
-import type { DeviceCaptureRecord } from '@screenfleet/contracts';
+import type { DeviceCaptureRecord, DevicesParameters } from '@screenfleet/contracts';
 import {
   AGENT_OFFLINE_AFTER_MS,
   agentStatus,
   captureStatus,
   deviceDetail,
-  listDevices,
+  devicesAnswer,
+  pageOfDevices,
 } from './fleet-view';
 import type { AgentSighting } from './operator-presence';
 
@@ -27,6 +28,25 @@ function record(name: string, overrides: Partial<DeviceCaptureRecord> = {}): Dev
 }
 
 const params = { limit: 50, offset: 0, sort: 'device_name' as const };
+
+/** GET /devices' two steps: the page from the records' listing rows, then its summaries. */
+function listDevices(
+  records: readonly DeviceCaptureRecord[],
+  sightings: ReadonlyMap<string, AgentSighting>,
+  parameters: DevicesParameters,
+  allowed: readonly string[] | undefined,
+  at: typeof clock,
+) {
+  const listing = records.map((r) => ({
+    device_name: r.device_name,
+    first_received_ms: r.first_received_ms,
+    last_received_ms: r.last_received_ms,
+    last_frame_ms: r.by_content_type.frames?.[1] ?? null,
+    last_transcription_ms: r.by_content_type.transcription?.[1] ?? null,
+  }));
+  const page = pageOfDevices(listing, sightings, parameters, allowed, at);
+  return devicesAnswer(page, records, sightings, parameters, at);
+}
 
 describe('capture status', () => {
   it('when a batch came within CAPTURE_STALL_AFTER, then ok', () => {

@@ -5,6 +5,7 @@ import {
   type CaptureStatus,
   type DeviceCaptureRecord,
   type DeviceDetail,
+  type DeviceListing,
   type DevicesAnswer,
   type DevicesParameters,
   type DeviceSummary,
@@ -26,7 +27,7 @@ export interface FleetClock {
 
 /** capture_status (libs/contracts captureStatusOf: the alert's gauge uses the same rule). */
 export function captureStatus(
-  record: DeviceCaptureRecord | undefined,
+  record: Pick<DeviceCaptureRecord, 'first_received_ms' | 'last_received_ms'> | undefined,
   clock: FleetClock,
 ): CaptureStatus {
   return captureStatusOf(record, clock.nowMs, clock.stallAfterMs);
@@ -90,11 +91,15 @@ export function toDeviceSummary(
 
 /** The device's newest item time over its content types (ms), or null. */
 export function lastItemMs(record: DeviceCaptureRecord | undefined): number | null {
-  let last: number | null = null;
-  for (const [, lastItem] of Object.values(record?.by_content_type ?? {})) {
-    if (lastItem !== null && (last === null || lastItem > last)) last = lastItem;
+  return newestOf(...Object.values(record?.by_content_type ?? {}).map(([, lastItem]) => lastItem));
+}
+
+function newestOf(...times: Array<number | null | undefined>): number | null {
+  let newest: number | null = null;
+  for (const time of times) {
+    if (time != null && (newest === null || time > newest)) newest = time;
   }
-  return last;
+  return newest;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -106,29 +111,33 @@ export interface DevicesPage {
 }
 
 /**
- * GET /devices, first step: every device the workers have counters for or whose agent this
- * gateway heard, within `allowed` (a bound token's devices; all when absent), filtered, sorted,
- * and the page cut. Needs no window counts: the records may be read without them.
+ * GET /devices, first step: every device the workers list or whose agent this gateway heard,
+ * within `allowed` (a bound token's devices; all when absent), filtered, sorted, and the page
+ * cut, on the listing rows (no counts: those are read for the page's devices only).
  */
 export function pageOfDevices(
-  records: readonly DeviceCaptureRecord[],
+  listing: readonly DeviceListing[],
   sightings: ReadonlyMap<string, AgentSighting>,
   parameters: DevicesParameters,
   allowed: readonly string[] | undefined,
   clock: FleetClock,
 ): DevicesPage {
-  const byName = new Map(records.map((record) => [record.device_name, record]));
+  const byName = new Map(listing.map((device) => [device.device_name, device]));
   const names = new Set([...byName.keys(), ...sightings.keys()]);
   const rows = [...names]
     .filter((name) => !allowed || allowed.includes(name))
     .map((name) => {
-      const record = byName.get(name);
-      return { name, record, lastItem: lastItemMs(record) };
+      const device = byName.get(name);
+      return {
+        name,
+        device,
+        lastItem: newestOf(device?.last_frame_ms, device?.last_transcription_ms),
+      };
     })
     .filter(
-      ({ name, record }) =>
+      ({ name, device }) =>
         parameters.status === undefined ||
-        captureStatus(record, clock) === parameters.status ||
+        captureStatus(device, clock) === parameters.status ||
         agentStatus(sightings.get(name), clock.nowMs) === parameters.status,
     )
     .sort(parameters.sort === 'last_item_time' ? newestFirst : byName_);
@@ -155,18 +164,6 @@ export function devicesAnswer(
     ),
     pagination: { limit: parameters.limit, offset: parameters.offset, total: page.total },
   };
-}
-
-/** Both steps on records read once (with windows). */
-export function listDevices(
-  records: readonly DeviceCaptureRecord[],
-  sightings: ReadonlyMap<string, AgentSighting>,
-  parameters: DevicesParameters,
-  allowed: readonly string[] | undefined,
-  clock: FleetClock,
-): DevicesAnswer {
-  const page = pageOfDevices(records, sightings, parameters, allowed, clock);
-  return devicesAnswer(page, records, sightings, parameters, clock);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AppError, type DeviceCaptureRecord, type HealthAnswer } from '@screenfleet/contracts';
+import { AppError, type DeviceListing, type HealthAnswer } from '@screenfleet/contracts';
 
 type CaptureState = HealthAnswer['frame_status'];
 
@@ -6,15 +6,15 @@ type CaptureState = HealthAnswer['frame_status'];
  * GET /health in screenpipe's shape. `down` names what is unreachable (the broker, the content
  * store, the ingest workers): then `degraded` (status_code 503) with them in `message`, and no
  * capture times. Otherwise frame_status / audio_status from the newest frame / transcription
- * among `records` (the devices the caller may see), as screenpipe judges its own: ok within
+ * among `devices` (the listing of those the caller may see), as screenpipe judges its own: ok within
  * `stallAfterMs` of now, stale past it, "no data" when none; `unhealthy` (500) when one is stale.
  */
 export function healthReport(
-  records: readonly DeviceCaptureRecord[] | undefined,
+  devices: readonly DeviceListing[] | undefined,
   down: readonly string[],
   clock: { nowMs: number; stallAfterMs: number },
 ): HealthAnswer {
-  if (down.length > 0 || !records) {
+  if (down.length > 0 || !devices) {
     return {
       status: 'degraded',
       status_code: 503,
@@ -27,18 +27,18 @@ export function healthReport(
         "the service cannot read captured data now; it retries by itself (see the services' logs and /readyz)",
     };
   }
-  const newest = (type: 'frames' | 'transcription'): number | null => {
+  const newest = (field: 'last_frame_ms' | 'last_transcription_ms'): number | null => {
     let last: number | null = null;
-    for (const record of records) {
-      const time = record.by_content_type[type]?.[1] ?? null;
+    for (const device of devices) {
+      const time = device[field];
       if (time !== null && (last === null || time > last)) last = time;
     }
     return last;
   };
   const state = (time: number | null): CaptureState =>
     time === null ? 'no data' : clock.nowMs - time <= clock.stallAfterMs ? 'ok' : 'stale';
-  const lastFrame = newest('frames');
-  const lastAudio = newest('transcription');
+  const lastFrame = newest('last_frame_ms');
+  const lastAudio = newest('last_transcription_ms');
   const frame = state(lastFrame);
   const audio = state(lastAudio);
   const stale = [frame === 'stale' ? 'vision' : '', audio === 'stale' ? 'audio' : ''].filter(

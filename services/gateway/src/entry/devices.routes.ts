@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { parseDevicesQuery, validators, NotFoundError } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
-import { readDeviceRecords } from '../domain/devices-commands';
+import { readDeviceListing, readDeviceRecords } from '../domain/devices-commands';
 import { deviceDetail, devicesAnswer, pageOfDevices } from '../domain/fleet-view';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
 import type { DevicesMetrics } from '../metrics';
@@ -32,7 +32,7 @@ export function devicesRoutes(deps: DevicesRoutesDeps): Router {
   const router = Router();
   const read = (
     devices: readonly string[] | undefined,
-    what: { timeline?: boolean; windows?: boolean },
+    what: { timeline?: boolean },
     requestId: string,
   ) =>
     countedCall(deps.metrics, {}, () =>
@@ -42,6 +42,10 @@ export function devicesRoutes(deps: DevicesRoutesDeps): Router {
         { timeoutMs: deps.timeoutMs, requestId },
       ),
     );
+  const list = (devices: readonly string[] | undefined, requestId: string) =>
+    countedCall(deps.metrics, {}, () =>
+      readDeviceListing(deps.bus, devices, { timeoutMs: deps.timeoutMs, requestId }),
+    );
   const clock = () => ({ nowMs: Date.now(), stallAfterMs: deps.stallAfterMs });
 
   router.get(devicesPath, requireScope('search', deps.auth), async (req, res) => {
@@ -49,12 +53,11 @@ export function devicesRoutes(deps: DevicesRoutesDeps): Router {
     const allowed = res.locals.grant.devices;
     const sightings = deps.presence.sightings();
     const now = clock();
-    // Every device without its window counts (they cost a read of its recent buckets), sorted,
-    // filtered and paged; then the counts for the page's devices only.
-    const all =
-      allowed?.length === 0 ? [] : await read(allowed, { windows: false }, res.locals.requestId);
-    const page = pageOfDevices(all, sightings, parameters, allowed, now);
-    const counted = new Set(all.map((record) => record.device_name));
+    // Every device's listing row (no counts: they cost a read of its recent buckets), sorted,
+    // filtered and paged; then the records with counts of the page's devices only.
+    const listing = allowed?.length === 0 ? [] : await list(allowed, res.locals.requestId);
+    const page = pageOfDevices(listing, sightings, parameters, allowed, now);
+    const counted = new Set(listing.map((device) => device.device_name));
     const withCounters = page.names.filter((name) => counted.has(name));
     const records =
       withCounters.length === 0 ? [] : await read(withCounters, {}, res.locals.requestId);

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Bus } from '@screenfleet/bus';
-import { readDeviceRecords } from '../domain/devices-commands';
+import { readDeviceListing } from '../domain/devices-commands';
 import { healthReport, unavailablePart } from '../domain/health-report';
 import type { DevicesMetrics } from '../metrics';
 import { identify, type AuthOptions } from './authenticate';
@@ -39,16 +39,16 @@ export function healthRoutes(deps: HealthRoutesDeps): Router {
       answer = healthReport(undefined, ['broker'], clock);
     } else {
       try {
-        const records =
+        const listing =
           allowed?.length === 0
             ? []
             : await countedCall(deps.metrics, {}, () =>
-                readDeviceRecords(deps.bus, allowed ? { devices: [...allowed] } : {}, {
+                readDeviceListing(deps.bus, allowed, {
                   timeoutMs: deps.timeoutMs ?? HEALTH_TIMEOUT_MS,
                   requestId: res.locals.requestId,
                 }),
               );
-        answer = healthReport(records, [], clock);
+        answer = healthReport(listing, [], clock);
       } catch (error) {
         const part = unavailablePart(error);
         if (!part) throw error;

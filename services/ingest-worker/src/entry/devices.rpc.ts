@@ -9,7 +9,7 @@ import {
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
 import type { ContentStore } from '@screenfleet/storage';
-import { timelineSince, toDeviceRecords } from '../domain/device-records';
+import { timelineSince, toDeviceListing, toDeviceRecords } from '../domain/device-records';
 
 export interface DevicesRpcDeps {
   store: Pick<ContentStore, 'deviceCounters'>;
@@ -29,7 +29,10 @@ export function createDevicesRpcHandler({ store, logger, now = () => new Date() 
   return async (request: Envelope<unknown>): Promise<Envelope<DevicesReply>> => {
     const reply = await answer(request);
     logger.debug(
-      { requestId: request.correlation_id, outcome: reply.outcome === 'ok' ? 'ok' : reply.code },
+      {
+        requestId: request.correlation_id,
+        outcome: reply.outcome === 'refused' ? reply.code : 'ok',
+      },
       'devices answered',
     );
     return createEnvelope('devices.reply', reply, { correlationId: request.correlation_id });
@@ -43,16 +46,18 @@ export function createDevicesRpcHandler({ store, logger, now = () => new Date() 
     if (errors.length > 0) {
       return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
     }
-    const { devices, timeline = false, windows = true } = request.payload as DevicesRequest;
+    const { devices, timeline = false, listing = false } = request.payload as DevicesRequest;
     const at = now();
     try {
       const counters = await store.deviceCounters({
         now: at,
         ...(devices ? { devices } : {}),
-        windows,
-        ...(timeline ? { hoursSince: timelineSince(at) } : {}),
+        windows: !listing,
+        ...(timeline && !listing ? { hoursSince: timelineSince(at) } : {}),
       });
-      return { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
+      return listing
+        ? { outcome: 'listed', listing: toDeviceListing(counters) }
+        : { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
     } catch (error) {
       if (error instanceof AppError && error.code === 'store_unavailable') {
         logger.warn(
