@@ -50,6 +50,26 @@ export async function sendOperatorCommand(
   return result;
 }
 
+/** What every command carries: its deadline, the agent's budget within it, who asked. */
+function commandBase(timeoutMs: number, requestedBy: string) {
+  return {
+    timeout_ms: timeoutMs,
+    budget_ms: operatorTimings(timeoutMs).budgetMs,
+    requested_by: requestedBy,
+  };
+}
+
+/**
+ * The element a press, click or type acts on: its index, and the listing it was read from
+ * (cache_id pins it; without one the agent accepts only a listing made with the same token).
+ */
+function elementOf(request: { element_index: number; cache_id?: string | null | undefined }) {
+  return {
+    element_index: request.element_index,
+    ...(request.cache_id != null ? { cache_id: request.cache_id } : {}),
+  };
+}
+
 export function toListCommand(
   request: ListElementsRequest,
   timeoutMs: number,
@@ -57,9 +77,7 @@ export function toListCommand(
 ): ListCommand {
   const command: ListCommand = {
     action: 'list',
-    timeout_ms: timeoutMs,
-    budget_ms: operatorTimings(timeoutMs).budgetMs,
-    requested_by: requestedBy,
+    ...commandBase(timeoutMs, requestedBy),
     app_name: request.app_name,
   };
   if (request.window_name != null) command.window_name = request.window_name;
@@ -73,9 +91,7 @@ export function toListCommand(
 
 /**
  * The agent's command for a press request, its key names resolved here, once (libs/contracts
- * keys.ts): the signed command carries canonical names and the agent resolves nothing. cache_id
- * pins the listing element_index reads, and without it the agent accepts only a listing made
- * with the same token (requestedBy).
+ * keys.ts): the signed command carries canonical names and the agent resolves nothing.
  */
 export function toPressCommand(
   request: PressKeyRequest,
@@ -83,52 +99,36 @@ export function toPressCommand(
   requestedBy: string,
 ): PressCommand {
   const { key, modifiers } = resolvePressKey(request);
-  const command: PressCommand = {
+  return {
     action: 'press',
-    timeout_ms: timeoutMs,
-    budget_ms: operatorTimings(timeoutMs).budgetMs,
-    requested_by: requestedBy,
-    element_index: request.element_index,
+    ...commandBase(timeoutMs, requestedBy),
+    ...elementOf(request),
     key,
     modifiers,
   };
-  if (request.cache_id != null) command.cache_id = request.cache_id;
-  return command;
 }
 
-/** The agent's command for a click request: the element and the listing it was read from. */
+/** The agent's command for a click request. */
 export function toClickCommand(
   request: ClickByIndexRequest,
   timeoutMs: number,
   requestedBy: string,
 ): ClickCommand {
-  const command: ClickCommand = {
-    action: 'click',
-    timeout_ms: timeoutMs,
-    budget_ms: operatorTimings(timeoutMs).budgetMs,
-    requested_by: requestedBy,
-    element_index: request.element_index,
-  };
-  if (request.cache_id != null) command.cache_id = request.cache_id;
-  return command;
+  return { action: 'click', ...commandBase(timeoutMs, requestedBy), ...elementOf(request) };
 }
 
-/** The agent's command for a type request: the element, the listing and the text as sent. */
+/** The agent's command for a type request: the text as sent. */
 export function toTypeCommand(
   request: TypeByIndexRequest,
   timeoutMs: number,
   requestedBy: string,
 ): TypeCommand {
-  const command: TypeCommand = {
+  return {
     action: 'type',
-    timeout_ms: timeoutMs,
-    budget_ms: operatorTimings(timeoutMs).budgetMs,
-    requested_by: requestedBy,
-    element_index: request.element_index,
+    ...commandBase(timeoutMs, requestedBy),
+    ...elementOf(request),
     text: request.text,
   };
-  if (request.cache_id != null) command.cache_id = request.cache_id;
-  return command;
 }
 
 export function listingOf(result: OperatorResult): ListElementsResponse {

@@ -1,6 +1,12 @@
 import type { KeyObject } from 'node:crypto';
 import { Router, type ErrorRequestHandler, type Response } from 'express';
-import { limits, validators } from '@screenfleet/contracts';
+import {
+  limits,
+  validators,
+  type ClickCommand,
+  type PressCommand,
+  type TypeCommand,
+} from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import type { TokenGrant } from '../auth/tokens';
@@ -100,67 +106,60 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
     }),
   );
 
-  router.post(
-    operatorPaths.press,
-    audited('press', async (req, res, audit) => {
+  /**
+   * Press, click and type: one element of a listing, by index. Each parses its body, makes its
+   * command and names what its audit line adds (the key and modifiers; never a typed text).
+   */
+  const byIndex = <Request extends { device_name?: string | undefined }>(
+    action: Exclude<OperatorAction, 'list'>,
+    parse: (body: unknown) => Request,
+    toCommand: (request: Request, timeoutMs: number, requestedBy: string) => ElementCommand,
+  ) =>
+    audited(action, async (req, res, audit) => {
       const grant = authenticate(req, 'operator', deps.auth);
       audit.tokenId = grant.id;
       await readBody(req, res);
-      const request = validators.pressKeyRequest.parse(req.body);
-      const command = toPressCommand(request, deps.timeoutMs, grant.id);
+      const request = parse(req.body);
+      const command = toCommand(request, deps.timeoutMs, grant.id);
       Object.assign(audit, {
         elementIndex: command.element_index,
         cacheId: command.cache_id,
-        key: command.key,
-        modifiers: command.modifiers,
+        ...auditDetails(command),
         device: request.device_name,
       });
-      const device = deviceFor(grant, request.device_name, { cacheId: command.cache_id });
+      const device = deviceFor(grant, request.device_name, {
+        cacheId: command.cache_id,
+      });
       audit.device = device;
       const result = await sendOperatorCommand(deps.bus, device, command, options(res));
       res.json(operationResultOf(result));
-    }),
+    });
+
+  router.post(
+    operatorPaths.press,
+    byIndex('press', (body) => validators.pressKeyRequest.parse(body), toPressCommand),
   );
   router.post(
     operatorPaths.click,
-    audited('click', async (req, res, audit) => {
-      const grant = authenticate(req, 'operator', deps.auth);
-      audit.tokenId = grant.id;
-      await readBody(req, res);
-      const request = validators.clickByIndexRequest.parse(req.body);
-      const command = toClickCommand(request, deps.timeoutMs, grant.id);
-      Object.assign(audit, {
-        elementIndex: command.element_index,
-        cacheId: command.cache_id,
-        device: request.device_name,
-      });
-      const device = deviceFor(grant, request.device_name, { cacheId: command.cache_id });
-      audit.device = device;
-      const result = await sendOperatorCommand(deps.bus, device, command, options(res));
-      res.json(operationResultOf(result));
-    }),
+    byIndex('click', (body) => validators.clickByIndexRequest.parse(body), toClickCommand),
   );
-
   router.post(
     operatorPaths.type,
-    audited('type', async (req, res, audit) => {
-      const grant = authenticate(req, 'operator', deps.auth);
-      audit.tokenId = grant.id;
-      await readBody(req, res);
-      const request = validators.typeByIndexRequest.parse(req.body);
-      const command = toTypeCommand(request, deps.timeoutMs, grant.id);
-      Object.assign(audit, {
-        elementIndex: command.element_index,
-        cacheId: command.cache_id,
-        // How much was typed, never what: it may be a password.
-        textLength: Array.from(command.text).length,
-        device: request.device_name,
-      });
-      const device = deviceFor(grant, request.device_name, { cacheId: command.cache_id });
-      audit.device = device;
-      const result = await sendOperatorCommand(deps.bus, device, command, options(res));
-      res.json(operationResultOf(result));
-    }),
+    byIndex('type', (body) => validators.typeByIndexRequest.parse(body), toTypeCommand),
   );
   return [earlyFailures, router];
+}
+
+type ElementCommand = PressCommand | ClickCommand | TypeCommand;
+
+/** What a command adds to its audit line beyond the element: how much was typed, never what. */
+function auditDetails(command: ElementCommand): Record<string, unknown> {
+  switch (command.action) {
+    case 'press':
+      return { key: command.key, modifiers: command.modifiers };
+    case 'type':
+      return { textLength: Array.from(command.text).length };
+    case 'click':
+      return {};
+  }
 }
