@@ -19,17 +19,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  createMongoContentStore,
   createSqliteContentStore,
   openSqliteDatabase,
   type ContentDocument,
   type ContentStore,
 } from '@screenfleet/storage';
-import { buildFerretDb, startFerretDb, stopFerretDb } from '../bin/ferretdb';
-import { freePort } from '../bin/ports';
-import { rabbitmqctl } from '../test/services/rabbitmqctl';
-import { startService, type ServiceProcess } from '../test/support/processes';
 import { startLauncher } from '../test/support/system';
+import { startDistributedStack } from './distributed-stack';
 import { percentiles } from './stats';
 
 const DEVICES = Number(process.env.BENCH_DEVICES_DEVICES ?? 1000);
@@ -205,42 +201,14 @@ async function buildFerret(store: ContentStore, now: number): Promise<void> {
 }
 
 async function distributed(dir: string) {
-  buildFerretDb();
-  const ferret = await startFerretDb({
-    port: await freePort(),
-    dataDir: path.join(dir, 'ferretdb'),
-  });
-  const vhost = `sf-bench-devices-${process.pid}`;
-  await rabbitmqctl(['add_vhost', vhost]);
-  const processes: ServiceProcess[] = [];
-  const database = 'bench_devices';
-  const store = createMongoContentStore({ url: ferret.url, database });
+  const stack = await startDistributedStack('devices', dir, 'bench_devices');
   try {
-    await rabbitmqctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
-    await store.ensureIndexes();
     const started = performance.now();
-    await buildFerret(store, Date.now());
+    await buildFerret(stack.store, Date.now());
     const buildS = Math.round((performance.now() - started) / 100) / 10;
     log(`ferret: built in ${buildS} s`);
-    const env = {
-      RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:5672/${encodeURIComponent(vhost)}`,
-      MONGODB_URL: ferret.url,
-      MONGODB_DATABASE: database,
-      LOG_LEVEL: 'info',
-    };
-    const worker = startService('ingest-worker', { ...env, INGEST_OPS_PORT: '0' });
-    processes.push(worker);
-    await worker.waitForLog(/consuming content batches/);
-    const gateway = startService('gateway', {
-      ...env,
-      GATEWAY_PORT: '0',
-      GATEWAY_OPS_PORT: '0',
-      GATEWAY_TOKENS: TOKENS,
-      GATEWAY_SEARCH_TIMEOUT: '60s',
-    });
-    processes.push(gateway);
-    const base = `http://127.0.0.1:${Number((await gateway.waitForLog(/gateway listening/)).port)}`;
-    const figures = await measure(base, store, FERRET_SAMPLES, FERRET_DEVICES);
+    const base = await stack.serve({ GATEWAY_TOKENS: TOKENS, GATEWAY_SEARCH_TIMEOUT: '60s' });
+    const figures = await measure(base, stack.store, FERRET_SAMPLES, FERRET_DEVICES);
     return {
       devices: FERRET_DEVICES,
       items: FERRET_DEVICES * FERRET_PER_DEVICE,
@@ -248,10 +216,7 @@ async function distributed(dir: string) {
       ...figures,
     };
   } finally {
-    for (const p of processes.reverse()) await p.stop();
-    await store.close();
-    await rabbitmqctl(['delete_vhost', vhost]).catch(() => undefined);
-    await stopFerretDb(ferret.pidFile, 'SIGTERM');
+    await stack.stop();
   }
 }
 

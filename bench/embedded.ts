@@ -104,7 +104,7 @@ async function searchUntil(url: string, q: string, done: Promise<unknown>) {
 async function underSearches(dir: string, halfRate: number) {
   const dataset = await searchDataset(SEARCH_ITEMS, log);
   const dataDir = path.join(dir, 'searched');
-  mkdirSync(dataDir);
+  mkdirSync(dataDir, { mode: 0o700 });
   let started = performance.now();
   copyFileSync(dataset, path.join(dataDir, 'screenfleet.db')); // the load writes into it
   log(`copied the ${SEARCH_ITEMS}-item file in ${Math.round(performance.now() - started)} ms`);

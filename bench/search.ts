@@ -31,19 +31,16 @@ import {
   type ContentStore,
   type SearchQuery,
 } from '@screenfleet/storage';
-import { buildFerretDb, startFerretDb, stopFerretDb } from '../bin/ferretdb';
-import { freePort } from '../bin/ports';
 import {
   searchFilter,
   searchSort,
   type StoredItem,
 } from '../libs/storage/src/mongo.content-search';
-import { rabbitmqctl } from '../test/services/rabbitmqctl';
-import { startService, type ServiceProcess } from '../test/support/processes';
 import { startLauncher } from '../test/support/system';
 import { bandWords, searchDocuments, type Band } from './search-data';
 import { DATASET_NOW, searchDataset } from './search-dataset';
 import { embeddedIngest } from './search-ingest';
+import { startDistributedStack } from './distributed-stack';
 import { median, percentiles } from './stats';
 
 const ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 1_000_000);
@@ -193,7 +190,7 @@ async function embedded(dir: string) {
   const dataset = await searchDataset(ITEMS, log);
   // The launcher's file is the cached one (searches only read; the archive worker, off by
   // default, writes its state row).
-  mkdirSync(path.join(dir, 'data'));
+  mkdirSync(path.join(dir, 'data'), { mode: 0o700 });
   symlinkSync(dataset, path.join(dir, 'data', 'screenfleet.db'));
   const database = await openSqliteDatabase(dataset);
   const store = createSqliteContentStore({ database });
@@ -304,45 +301,20 @@ async function ferretIngest(client: MongoClient, url: string, docs: ContentDocum
 }
 
 async function distributed(dir: string, now: number) {
-  buildFerretDb();
-  const ferret = await startFerretDb({
-    port: await freePort(),
-    dataDir: path.join(dir, 'ferretdb'),
-  });
-  const vhost = `sf-bench-search-${process.pid}`;
-  await rabbitmqctl(['add_vhost', vhost]);
-  const processes: ServiceProcess[] = [];
-  const client = await MongoClient.connect(ferret.url);
-  const database = 'bench_search';
-  const store = createMongoContentStore({ url: ferret.url, database });
+  const stack = await startDistributedStack('search', dir, 'bench_search');
+  const { store, database } = stack;
+  const client = await MongoClient.connect(stack.ferretUrl);
   try {
-    await rabbitmqctl(['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
-    await store.ensureIndexes();
     let started = performance.now();
     await load(store, DISTRIBUTED_ITEMS, now);
     log(
       `distributed: ${DISTRIBUTED_ITEMS} items loaded in ${round1((performance.now() - started) / 1000)} s`,
     );
-    const env = {
-      RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:5672/${encodeURIComponent(vhost)}`,
-      MONGODB_URL: ferret.url,
-      MONGODB_DATABASE: database,
-      LOG_LEVEL: 'info',
-    };
-    const worker = startService('ingest-worker', { ...env, INGEST_OPS_PORT: '0' });
-    processes.push(worker);
-    await worker.waitForLog(/consuming content batches/);
-    const gateway = startService('gateway', {
-      ...env,
-      GATEWAY_PORT: '0',
-      GATEWAY_OPS_PORT: '0',
+    const base = await stack.serve({
       GATEWAY_TOKENS: TOKENS,
       // FerretDB's searches take seconds here: give them time rather than a 503.
       GATEWAY_SEARCH_TIMEOUT: '120s',
     });
-    processes.push(gateway);
-    const listening = await gateway.waitForLog(/gateway listening/);
-    const base = `http://127.0.0.1:${Number(listening.port)}`;
     const range = timeFilter(now);
     started = performance.now();
     const queries = await measureKinds(
@@ -358,17 +330,14 @@ async function distributed(dir: string, now: number) {
     log(`distributed: where the time goes ${JSON.stringify(whereTimeGoes)}`);
     const ingest = await ferretIngest(
       client,
-      ferret.url,
+      stack.ferretUrl,
       inTimeOrder(searchDocuments(DISTRIBUTED_ITEMS, DISTRIBUTED_ITEMS, now)),
     );
     log(`distributed: ingest ${JSON.stringify(ingest)}`);
     return { items: DISTRIBUTED_ITEMS, queries, where_time_goes: whereTimeGoes, ingest };
   } finally {
-    for (const p of processes.reverse()) await p.stop();
-    await store.close();
     await client.close();
-    await rabbitmqctl(['delete_vhost', vhost]).catch(() => undefined);
-    await stopFerretDb(ferret.pidFile, 'SIGTERM');
+    await stack.stop();
   }
 }
 
