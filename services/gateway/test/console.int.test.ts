@@ -3,7 +3,8 @@
  * as main.ts builds it (on this run's RabbitMQ; no worker is needed for what is checked here).
  * The views' flows against a whole system, in both modes, are in test/console.int.test.ts.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import type { DeviceSummary } from '@screenfleet/contracts';
 import { isolatedBroker } from '../../../test/services';
 import {
   firstLoadBytes,
@@ -16,9 +17,36 @@ import {
   type ConsolePage,
 } from '../../../test/support/console-browser';
 import { startGateway, tokens, type RunningGateway } from '../../../test/support/gateway';
+import { buildFleet } from '../console/src/fleet.fixture';
 
 /** The issue's budget for the first load's scripts and stylesheets, compressed. */
 const firstLoadBudgetBytes = 200_000;
+
+/**
+ * GET /devices answered by the page's route with `fleet()` (as the gateway pages it), and the
+ * page reloaded to ask it: the Fleet view against as many devices as a test needs, no store.
+ */
+async function serveFleet(page: Page, fleet: () => readonly DeviceSummary[]): Promise<void> {
+  await page.route(/\/devices\?/, (route) => {
+    const query = new URL(route.request().url()).searchParams;
+    const offset = Number(query.get('offset') ?? 0);
+    const limit = Number(query.get('limit') ?? 50);
+    const devices = fleet();
+    return route.fulfill({
+      json: {
+        data: devices.slice(offset, offset + limit),
+        pagination: { limit, offset, total: devices.length },
+      },
+    });
+  });
+  await page.reload();
+}
+
+/** The name of the link that has the focus, if a link has it. */
+const focusedLink = (page: Page) =>
+  page.evaluate(() =>
+    document.activeElement instanceof HTMLAnchorElement ? document.activeElement.innerText : null,
+  );
 
 describe('the console page in a real headless Chromium', () => {
   let broker: { url: string; remove(): Promise<void> };
@@ -116,6 +144,94 @@ describe('the console page in a real headless Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     expect(opened.errors()).toEqual([]);
     expect(opened.httpErrors()).toEqual(['401 /auth/whoami', '401 /auth/whoami']);
+  });
+
+  it('when the fleet lists 1,000 devices, then only the rows on screen are rendered, the page is as long as all of them, the keyboard reaches every row, and a refresh keeps the place and the focus', async () => {
+    const fleet = buildFleet(1000);
+    let served = fleet;
+    opened = await openConsole(browser, gateway.url, {
+      hash: '#/fleet',
+      token: tokens.all.token,
+      clock: true,
+    });
+    const { page } = opened;
+    await serveFleet(page, () => served);
+    await page.locator('p.count', { hasText: /^1,000 devices$/ }).waitFor();
+    const table = page.getByRole('table', { name: 'Devices' });
+    const rows = table.locator('[role=row][data-device]');
+    expect(await table.getAttribute('aria-rowcount')).toBe('1001');
+    const rendered = await rows.count();
+    expect(rendered).toBeGreaterThan(10);
+    expect(rendered).toBeLessThan(100);
+    expect(await rows.first().getAttribute('aria-rowindex')).toBe('2');
+    // The page is as long as 1,000 rows would make it: the scrollbar is the whole fleet's.
+    const heights = await page.evaluate(() => ({
+      list: document.querySelector('.fleet .rows')!.getBoundingClientRect().height,
+      row: document.querySelector('.fleet .rows [role=row]')!.getBoundingClientRect().height,
+    }));
+    expect(heights.row).toBeGreaterThan(20);
+    expect(heights.list).toBeCloseTo(1000 * heights.row, 0);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // End (the keyboard's way to the bottom): the last device is rendered, in view, in its place.
+    await page.keyboard.press('End');
+    const last = table.locator('[data-device="desk-0999"]');
+    await last.waitFor();
+    expect(await last.getAttribute('aria-rowindex')).toBe('1001');
+    const box = (await last.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(800 + 1);
+    expect(box.y).toBeGreaterThan(800 - 2 * heights.row);
+    expect(await rows.count()).toBeLessThan(100);
+    expect(await table.locator('[data-device="desk-0000"]').count()).toBe(0);
+
+    // Back to the top, then Tab from row to row, past the rows first rendered, and back.
+    await page.keyboard.press('Home');
+    await tabTo(page, table.getByRole('link', { name: 'desk-0000' }));
+    const name = (i: number) => `desk-${String(i).padStart(4, '0')}`;
+    const beyond = rendered + 15;
+    for (let i = 1; i <= beyond; i++) {
+      await page.keyboard.press('Tab');
+      expect(await focusedLink(page)).toBe(name(i));
+    }
+    for (let i = beyond - 1; i >= beyond - 12; i--) {
+      await page.keyboard.press('Shift+Tab');
+      expect(await focusedLink(page)).toBe(name(i));
+    }
+    const focused = name(beyond - 12);
+    expect(await rows.count()).toBeLessThan(100);
+
+    // End scrolls the page away from the focused row: the row stays, with the focus.
+    await page.keyboard.press('End');
+    await last.waitFor();
+    expect(await focusedLink(page)).toBe(focused);
+    expect(await rows.count()).toBeLessThan(100);
+
+    // The next poll brings a change to the focused row: it shows, and the place and focus stay.
+    const scrolled = await page.evaluate(() => scrollY);
+    expect(scrolled).toBeGreaterThan(900 * heights.row);
+    served = fleet.map((d) =>
+      d.device_name === focused ? { ...d, capture: { ...d.capture, items_last_24h: 4321 } } : d,
+    );
+    await opened.context.clock.fastForward('00:16');
+    await table
+      .locator(`[data-device="${focused}"]`)
+      .getByText(/\b4,321$/)
+      .waitFor();
+    expect(await focusedLink(page)).toBe(focused);
+    expect(await page.evaluate(() => scrollY)).toBe(scrolled);
+    // Tab goes on from the focused row to the next, which the browser scrolls into view.
+    await page.keyboard.press('Tab');
+    expect(await focusedLink(page)).toBe(name(beyond - 11));
+    expect(await page.evaluate(() => scrollY)).toBeLessThan(100 * heights.row);
+
+    // A filter that leaves fewer rows than the screen holds renders them all.
+    await page.getByLabel('Device name contains').fill('desk-099');
+    await page.locator('p.count', { hasText: /^10 of 1,000 devices$/ }).waitFor();
+    expect(await rows.count()).toBe(10);
+    expect(await table.getAttribute('aria-rowcount')).toBe('11');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(opened.errors()).toEqual([]);
+    expect(opened.offHost()).toEqual([]);
   });
 
   it("when the page and its files are fetched, then the page's policy allows scripts and styles from 'self' only, with nothing inline, and the files are versioned, immutable and compressed", async () => {

@@ -1,12 +1,10 @@
 import type { DeviceSummary } from '@screenfleet/contracts';
 import { Fragment, h } from '../vendor/preact.js';
-import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.js';
-import { day24Bar } from '../charts.js';
+import { useEffect, useRef, useState } from '../vendor/hooks.js';
 import {
   agentCounts,
   agentLabels,
   agentStatuses,
-  archiveShare,
   busiest24h,
   captureCounts,
   captureLabels,
@@ -17,10 +15,11 @@ import {
   type FleetFilter,
 } from '../fleet.js';
 import { fetchFleet } from '../fleet-fetch.js';
-import { formatAgo, formatCount, formatShare } from '../format.js';
+import { formatCount } from '../format.js';
 import { hashFor } from '../route.js';
 import { ErrorNote, useNow } from '../ui.js';
 import type { ViewProps } from '../views.js';
+import { FleetRows } from './fleet-rows.js';
 
 /** How often the fleet is asked again (one request at a time, planned when it answers). */
 const pollMs = 15_000;
@@ -78,7 +77,8 @@ export function FleetView({ session, route }: ViewProps) {
     };
   }, [session, polls]);
 
-  useLayoutEffect(() => {
+  /** Called when the rows of the devices shown are in the DOM (before the frame is painted). */
+  const rendered = () => {
     if (!measuring.current) return;
     measuring.current = false;
     performance.measure(fleetRenderMarks.committed, fleetRenderMarks.data);
@@ -86,7 +86,7 @@ export function FleetView({ session, route }: ViewProps) {
     requestAnimationFrame(() =>
       setTimeout(() => performance.measure(fleetRenderMarks.painted, fleetRenderMarks.data)),
     );
-  }, [devices]);
+  };
 
   // The filter lives in the hash without a new history entry per keystroke.
   const change = (next: FleetFilter) => {
@@ -101,7 +101,13 @@ export function FleetView({ session, route }: ViewProps) {
       <ErrorNote error={error} title="The fleet is unavailable" />
       <FilterForm filter={filter} devices={devices ?? []} onChange={change} />
       {devices ? (
-        <FleetTable devices={shown} all={devices.length} max={busiest24h(devices)} now={now} />
+        <FleetTable
+          devices={shown}
+          all={devices.length}
+          max={busiest24h(devices)}
+          now={now}
+          onRendered={rendered}
+        />
       ) : error ? null : (
         <p role="status">Asking the gateway for the fleet…</p>
       )}
@@ -175,11 +181,13 @@ function FleetTable({
   all,
   max,
   now,
+  onRendered,
 }: {
   devices: readonly DeviceSummary[];
   all: number;
   max: number;
   now: Date;
+  onRendered: () => void;
 }) {
   return (
     <Fragment>
@@ -188,84 +196,7 @@ function FleetTable({
           ? `${formatCount(all)} ${all === 1 ? 'device' : 'devices'}`
           : `${formatCount(devices.length)} of ${formatCount(all)} devices`}
       </p>
-      <FleetRows devices={devices} max={max} now={now} />
+      <FleetRows devices={devices} max={max} now={now} onRendered={onRendered} />
     </Fragment>
-  );
-}
-
-/**
- * The rows as an ARIA table of boxes rather than a <table>: each row is laid out on its own
- * (a grid with the header's columns), so `content-visibility: auto` lets the browser skip the
- * style, layout and paint of rows out of view, while every row stays in the DOM, in the
- * accessibility tree and reachable by Tab and find-in-page.
- */
-function FleetRows({
-  devices,
-  max,
-  now,
-}: {
-  devices: readonly DeviceSummary[];
-  max: number;
-  now: Date;
-}) {
-  return (
-    <div class="fleet" role="table" aria-label="Devices" aria-rowcount={devices.length + 1}>
-      <div role="rowgroup">
-        <div class="row head" role="row">
-          <span role="columnheader">Device</span>
-          <span role="columnheader">Capture</span>
-          <span role="columnheader">Agent</span>
-          <span role="columnheader">Last 24 hours</span>
-          <span role="columnheader">Archived</span>
-        </div>
-      </div>
-      <div role="rowgroup">{devices.map((device) => fleetRow(device, max, now))}</div>
-    </div>
-  );
-}
-
-/**
- * " 3 minutes ago" (one text node, its space included), or `none`. The local time is on the
- * Device view: formatting it for every row would cost the 1,000-device render more than
- * anything else in a row.
- */
-const ago = (iso: string | null, now: Date, none: string): string =>
-  ` ${iso === null ? none : formatAgo(new Date(iso), now)}`;
-
-/**
- * One device's row. A plain function, not a component, and no separator nodes: the rows are
- * what the 1,000-device budget is spent on, and each component or node costs (bench:console).
- */
-function fleetRow(device: DeviceSummary, max: number, now: Date) {
-  const { capture, agent } = device;
-  const share = archiveShare(device);
-  const byType = Object.entries(capture.by_content_type).map(([key, t]) => ({
-    key,
-    value: t.items_last_24h,
-  }));
-  const parts = byType.length > 0 ? byType : [{ key: 'all', value: capture.items_last_24h }];
-  return (
-    <div class="row" role="row" key={device.device_name} data-device={device.device_name}>
-      <span role="rowheader">
-        <a href={hashFor('devices', [device.device_name])}>{device.device_name}</a>
-      </span>
-      <span role="cell">
-        <span class={`badge capture-${device.capture_status}`}>
-          {captureLabels[device.capture_status]}
-        </span>
-        {ago(capture.last_item_time, now, 'no items')}
-      </span>
-      <span role="cell">
-        <span class={`badge agent-${agent.status}`}>{agentLabels[agent.status]}</span>
-        {ago(agent.last_heartbeat_time, now, 'never seen')}
-      </span>
-      <span role="cell" class="day">
-        {day24Bar(parts, max)}
-        {` ${formatCount(capture.items_last_24h)}`}
-      </span>
-      <span role="cell" class="share">
-        {share === undefined ? '—' : formatShare(share)}
-      </span>
-    </div>
   );
 }
