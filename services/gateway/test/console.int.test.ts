@@ -5,6 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import type { DeviceSummary } from '@screenfleet/contracts';
+import { waitFor } from '@screenfleet/runtime';
 import { isolatedBroker } from '../../../test/services';
 import {
   firstLoadBytes,
@@ -17,7 +18,7 @@ import {
   type ConsolePage,
 } from '../../../test/support/console-browser';
 import { startGateway, tokens, type RunningGateway } from '../../../test/support/gateway';
-import { buildFleet } from '../console/src/fleet.fixture';
+import { buildDeviceDetail, buildFleet } from '../console/src/fleet.fixture';
 
 /** The issue's budget for the first load's scripts and stylesheets, compressed. */
 const firstLoadBudgetBytes = 200_000;
@@ -232,6 +233,85 @@ describe('the console page in a real headless Chromium', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(opened.errors()).toEqual([]);
     expect(opened.offHost()).toEqual([]);
+  });
+
+  it('when a device is opened, and then another, then each shows whole once its answers came: a status before the first, the one before (marked busy) until the next', async () => {
+    opened = await openConsole(browser, gateway.url, { hash: '#/fleet', token: tokens.all.token });
+    const { page } = opened;
+    await serveFleet(page, () => buildFleet(3));
+    await page.locator('p.count', { hasText: /^3 devices$/ }).waitFor();
+    const details = {
+      'desk-0001': buildDeviceDetail('desk-0001', {
+        capture: { ...buildDeviceDetail('desk-0001').capture, items_stored: 1200 },
+      }),
+      'desk-0002': buildDeviceDetail('desk-0002', {
+        capture: { ...buildDeviceDetail('desk-0002').capture, items_stored: 7777 },
+      }),
+    };
+    // Each answer waits until the test lets it go: what the page shows meanwhile is checked.
+    const held: Array<() => void> = [];
+    const hold = () => new Promise<void>((release) => held.push(release));
+    const release = async (count: number) => {
+      await waitFor(() => held.length >= count, { timeoutMs: 5_000, what: `${count} requests` });
+      held.splice(0).forEach((go) => go());
+    };
+    await page.route(/\/devices\/desk-000[12]$/, async (route) => {
+      const name = new URL(route.request().url()).pathname.split('/').pop() as keyof typeof details;
+      await hold();
+      await route.fulfill({ json: details[name] });
+    });
+    await page.route(/\/search\?/, async (route) => {
+      await hold();
+      await route.fulfill({ json: { data: [], pagination: { limit: 10, offset: 0, total: 0 } } });
+    });
+    // Every state the page is in after a change: the heading, the items stored, the newest.
+    await page.evaluate(() => {
+      const states = new Set<string>();
+      (window as unknown as { states: Set<string> }).states = states;
+      const note = () =>
+        states.add(
+          [
+            document.querySelector('h1')?.textContent,
+            document.querySelector('[data-field="items_stored"] dd')?.textContent?.split(' ')[0] ??
+              '-',
+            document.querySelector('.newest') ? 'newest' : '-',
+            document.querySelector('[aria-busy=true]') ? 'busy' : '-',
+          ].join(' | '),
+        );
+      new MutationObserver(note).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+    });
+
+    await tabTo(page, page.getByRole('link', { name: 'desk-0001' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').getByText('Asking the gateway for desk-0001…').waitFor();
+    await release(2);
+    await page.locator('[data-field="items_stored"] dd', { hasText: /^1,200\b/ }).waitFor();
+
+    // Another device by its address (as Back or Forward, or a link from elsewhere, would).
+    await page.evaluate(() => (location.hash = '#/devices/desk-0002'));
+    await page.getByRole('status').getByText('opening desk-0002…').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Device desk-0001');
+    expect(await seriousViolations(page)).toEqual([]);
+    await release(2);
+    await page.getByRole('heading', { name: 'Device desk-0002', level: 1 }).waitFor();
+    expect(await page.locator('[data-field="items_stored"] dd').innerText()).toMatch(/^7,777\b/);
+    expect(await page.locator('[aria-busy=true]').count()).toBe(0);
+
+    const states = await page.evaluate(() => [
+      ...(window as unknown as { states: Set<string> }).states,
+    ]);
+    expect(states.filter((state) => !state.startsWith('Fleet'))).toEqual([
+      'Device desk-0001 | - | - | -',
+      'Device desk-0001 | 1,200 | newest | -',
+      'Device desk-0001 | 1,200 | newest | busy',
+      'Device desk-0002 | 7,777 | newest | -',
+    ]);
+    expect(opened.errors()).toEqual([]);
   });
 
   it("when the page and its files are fetched, then the page's policy allows scripts and styles from 'self' only, with nothing inline, and the files are versioned, immutable and compressed", async () => {

@@ -1,4 +1,4 @@
-import type { DeviceSummary } from '@screenfleet/contracts';
+import type { DeviceDetail, DeviceSummary } from '@screenfleet/contracts';
 
 /**
  * A DeviceSummary as GET /devices answers it, with `overrides`: for the console's unit tests and
@@ -73,4 +73,21 @@ export function buildFleet(
       archive: { items_archived: (i * 13) % 5000, last_archived_item_time: recent },
     };
   });
+}
+
+/** A DeviceDetail as GET /devices/{name} answers it: the summary and an empty timeline. */
+export function buildDeviceDetail(
+  name: string,
+  overrides: Partial<Omit<DeviceSummary, 'device_name'>> = {},
+  now = Date.parse('2026-11-26T10:00:00Z'),
+): DeviceDetail {
+  const buckets = (count: number, ms: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      start: new Date(now - (count - i) * ms).toISOString(),
+      items: 0,
+    }));
+  return {
+    ...buildDeviceSummary(name, overrides),
+    timeline: { hourly: buckets(24, 3_600_000), daily: buckets(30, 86_400_000) },
+  };
 }

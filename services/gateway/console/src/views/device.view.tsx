@@ -15,18 +15,35 @@ const pollMs = 15_000;
 /** How many of the device's newest captures are shown. */
 export const newestCount = 10;
 
+/** One round of the view's requests: the device's detail and its newest captures. */
+interface Loaded {
+  name: string;
+  device?: DeviceDetail;
+  error?: unknown;
+  newest?: SearchAnswer;
+  newestError?: unknown;
+}
+
+type Outcome<T> = { body: T } | { failure: unknown };
+const settle = <T,>(request: Promise<T>): Promise<Outcome<T>> =>
+  request.then(
+    (body) => ({ body }),
+    (failure: unknown) => ({ failure }),
+  );
+
 /**
  * Device: one device's capture, agent and archive (GET /devices/{name}), its items per hour
  * (24 h) and per day (30 days) as charts, its newest captures (GET /search), a search box that
  * hands over to the Search view, and (data:delete) deleting a time range. Asked again every
  * 15 s, and at once after a delete.
+ *
+ * Both answers are shown together, once both came: nothing appears piece by piece, and when
+ * the address names another device, the one shown stays (marked busy) until the other's answers
+ * replace it whole, never an empty page or one device's name over another's figures.
  */
 export function DeviceView({ session, route, go }: ViewProps) {
   const name = route.path[0] ?? '';
-  const [device, setDevice] = useState<DeviceDetail>();
-  const [error, setError] = useState<unknown>();
-  const [newest, setNewest] = useState<SearchAnswer>();
-  const [newestError, setNewestError] = useState<unknown>();
+  const [loaded, setLoaded] = useState<Loaded>();
   const [polls, setPolls] = useState(0);
   const now = useNow(15_000);
   const latest = useRef(0);
@@ -36,28 +53,26 @@ export function DeviceView({ session, route, go }: ViewProps) {
     const ticket = ++latest.current;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const newestQuery = new URLSearchParams({ device_name: name, limit: String(newestCount) });
-    const mine = () => ticket === latest.current;
-    // Each part shows as it answers; the next round is planned when both have.
-    const detail = session.api.get<DeviceDetail>(`/devices/${encodeURIComponent(name)}`).then(
-      (body) => {
-        if (!mine()) return;
-        setDevice(body);
-        setError(undefined);
-      },
-      (failure: unknown) => mine() && setError(failure),
-    );
+    const detail = settle(session.api.get<DeviceDetail>(`/devices/${encodeURIComponent(name)}`));
     const found = searcher
-      ? session.api.get<SearchAnswer>('/search', newestQuery).then(
-          (body) => {
-            if (!mine()) return;
-            setNewest(body);
-            setNewestError(undefined);
-          },
-          (failure: unknown) => mine() && setNewestError(failure),
-        )
-      : undefined;
-    void Promise.all([detail, found]).then(() => {
-      if (mine()) timer = setTimeout(() => setPolls((n) => n + 1), pollMs);
+      ? settle(session.api.get<SearchAnswer>('/search', newestQuery))
+      : Promise.resolve(undefined);
+    void Promise.all([detail, found]).then(([d, f]) => {
+      if (ticket !== latest.current) return;
+      setLoaded((shown) => {
+        // A failed poll keeps what this device showed, with the error above it.
+        const same = shown?.name === name ? shown : undefined;
+        return {
+          name,
+          ...('body' in d ? { device: d.body } : { device: same?.device, error: d.failure }),
+          ...(f === undefined
+            ? {}
+            : 'body' in f
+              ? { newest: f.body }
+              : { newest: same?.newest, newestError: f.failure }),
+        };
+      });
+      timer = setTimeout(() => setPolls((n) => n + 1), pollMs);
     });
     return () => {
       latest.current += 1;
@@ -65,60 +80,90 @@ export function DeviceView({ session, route, go }: ViewProps) {
     };
   }, [session, name, polls]);
 
+  if (!loaded) {
+    return (
+      <Fragment>
+        <p class="crumbs">
+          <a href={hashFor('fleet')}>Fleet</a> › {name}
+        </p>
+        <h1>Device {name}</h1>
+        <p class="loading later" role="status">
+          Asking the gateway for {name}…
+        </p>
+      </Fragment>
+    );
+  }
+  // The device shown: the address's, or (until its answers come) the one before it.
+  const shown = loaded.name;
+  const { device, newest } = loaded;
+  const opening = shown !== name;
   return (
     <Fragment>
       <p class="crumbs">
-        <a href={hashFor('fleet')}>Fleet</a> › {name}
+        <a href={hashFor('fleet')}>Fleet</a> › {shown}
+        {/* Beside the crumbs, where the words move nothing below them. */}
+        <span class="loading later" role="status">
+          {opening ? ` · opening ${name}…` : ''}
+        </span>
       </p>
-      <h1>Device {name}</h1>
-      <ErrorNote error={error} title="This device is unavailable" />
-      {device ? <DeviceTiles device={device} now={now} /> : null}
-      {device ? (
-        <div class="charts">
-          <Section id="device-hourly" title="Items per hour, last 24 hours">
-            <TimelineChart
-              label="Items per hour over the last 24 hours"
-              points={device.timeline.hourly.map((b) => ({
-                label: formatHour(new Date(b.start)),
-                items: b.items,
-              }))}
+      <h1>Device {shown}</h1>
+      <div class="device" aria-busy={opening ? 'true' : undefined}>
+        <ErrorNote error={loaded.error} title="This device is unavailable" />
+        {device ? <DeviceTiles device={device} now={now} /> : null}
+        {device ? (
+          <div class="charts">
+            <Section id="device-hourly" title="Items per hour, last 24 hours">
+              <TimelineChart
+                label="Items per hour over the last 24 hours"
+                points={device.timeline.hourly.map((b) => ({
+                  label: formatHour(new Date(b.start)),
+                  items: b.items,
+                }))}
+              />
+            </Section>
+            <Section id="device-daily" title="Items per day, last 30 days">
+              <TimelineChart
+                label="Items per day over the last 30 days"
+                points={device.timeline.daily.map((b) => ({
+                  label: formatDay(new Date(b.start)),
+                  items: b.items,
+                }))}
+              />
+            </Section>
+          </div>
+        ) : null}
+        {searcher ? (
+          <Fragment>
+            <DeviceSearch
+              key={shown}
+              onSearch={(q) =>
+                go(
+                  hashFor(
+                    'search',
+                    [],
+                    writeSearchParams({
+                      ...readSearchParams(new URLSearchParams()),
+                      device_name: shown,
+                      q,
+                    }),
+                  ),
+                )
+              }
             />
-          </Section>
-          <Section id="device-daily" title="Items per day, last 30 days">
-            <TimelineChart
-              label="Items per day over the last 30 days"
-              points={device.timeline.daily.map((b) => ({
-                label: formatDay(new Date(b.start)),
-                items: b.items,
-              }))}
-            />
-          </Section>
-        </div>
-      ) : null}
-      {searcher ? (
-        <Fragment>
-          <DeviceSearch
-            onSearch={(q) =>
-              go(
-                hashFor(
-                  'search',
-                  [],
-                  writeSearchParams({
-                    ...readSearchParams(new URLSearchParams()),
-                    device_name: name,
-                    q,
-                  }),
-                ),
-              )
-            }
+            <ErrorNote error={loaded.newestError} title="The newest captures are unavailable" />
+            {newest ? <Newest answer={newest} now={now} /> : null}
+          </Fragment>
+        ) : null}
+        {can(session, 'data:delete') ? (
+          // Keyed: a review or confirmation never outlives the device it names.
+          <DeleteRange
+            key={shown}
+            session={session}
+            device={shown}
+            onDeleted={() => setPolls((n) => n + 1)}
           />
-          <ErrorNote error={newestError} title="The newest captures are unavailable" />
-          {newest ? <Newest answer={newest} now={now} /> : null}
-        </Fragment>
-      ) : null}
-      {can(session, 'data:delete') ? (
-        <DeleteRange session={session} device={name} onDeleted={() => setPolls((n) => n + 1)} />
-      ) : null}
+        ) : null}
+      </div>
     </Fragment>
   );
 }
