@@ -14,10 +14,11 @@
  * - type: the type-by-index request of TYPED (20 characters, accents, CJK and symbols among
  *   them) into the input until its answer (the agent answers once the input shows the text);
  * and, in the same run, listing and press through the agent's Desktop adapter called directly
- * (the baseline: listElements; describe, focus, press, as the agent does). CPU per listing and
- * per press (agent, Chromium, gateway) is reported too: on a busy machine it moves less than
- * the latencies. Bounded: LISTINGS listings, CHANGES changes and PRESSES presses each,
- * BUDGET_MS in all. Traffic to 127.0.0.1 only. Prints one JSON line last.
+ * (the baseline: listElements; describe, focus, press, as the agent does). CPU per listing, per
+ * press, per click and per typing (agent, Chromium's browser process and its renderer, gateway)
+ * is reported too: on a busy machine it moves less than the latencies, and a typing's is mostly
+ * the renderer's (the page handles every key). Bounded: LISTINGS listings, CHANGES changes and
+ * PRESSES presses each, BUDGET_MS in all. Traffic to 127.0.0.1 only. Prints one JSON line last.
  *
  *   npm run bench:operator      (RABBITMQ_URL to use a given broker; else a temporary local vhost)
  */
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
     const target = deepElement(listing, desk.pageElements);
 
     for (let i = 0; i < WARM_UP; i++) listing = await list();
-    const cpu = cpuMeter(agent.child.pid, chromiumPid(desk));
+    const cpu = cpuMeter(agent.child.pid, chromiumPids(desk));
     const agentLogged = agent.lines.length;
     const listMs = await timed(LISTINGS, deadline, async () => {
       listing = await list();
@@ -266,11 +267,24 @@ async function main(): Promise<void> {
       { count: SPACED_PRESSES, pauseMs: PRESS_PAUSE_MS },
     );
 
+    // A listing is used for 30 s (the snapshot's TTL; the presses above once outlasted it on a
+    // busy machine): the clicks and the typings each start from a fresh one, listed unmeasured.
+    const relist = async (...at: Array<{ index: number; element: PageElement }>) => {
+      listing = await list();
+      for (const { index, element } of at) {
+        if (listing.elements[index]?.text !== element.label)
+          throw new Error(`#${element.id} moved`);
+      }
+      cpu.perCall(0);
+    };
+
     // Clicks on a button near the target, then typing into the target input, end to end.
     const button = deepElement(listing, desk.pageElements, 'push button');
+    await relist(button);
     const clickE2eMs = await timed(CLICKS, deadline, () =>
       post('/experimental/operator/click-by-index', { element_index: button.index }),
     );
+    const clickCpu = cpu.perCall(clickE2eMs.length);
     await waitFor(
       () => desk.clicks().filter((id) => id === button.element.id).length >= clickE2eMs.length,
       {
@@ -278,9 +292,11 @@ async function main(): Promise<void> {
         what: `${clickE2eMs.length} clicks on #${button.element.id}`,
       },
     );
+    await relist(target);
     const typeE2eMs = await timed(TYPINGS, deadline, () =>
       post('/experimental/operator/type-by-index', { element_index: target.index, text: TYPED }),
     );
+    const typeCpu = cpu.perCall(typeE2eMs.length);
 
     // The agent on an idle desktop, right after an operator was at work: its share of one core.
     const idleFrom = { cpu: cpuTimeMs(agent.child.pid), at: now() };
@@ -342,10 +358,12 @@ async function main(): Promise<void> {
       clicks: clickE2eMs.length,
       click_ms: stats(clickE2eMs),
       click_desktop_ms: stats(clickDesktopMs),
+      cpu_ms_per_click: clickCpu,
       typings: typeE2eMs.length,
       typed_characters: Array.from(TYPED).length,
       type_ms: stats(typeE2eMs),
       type_desktop_ms: stats(typeDesktopMs),
+      cpu_ms_per_typing: typeCpu,
       targets: { ...TARGETS, type_p95_ms: TYPE_TARGET_MS },
       within_target:
         listE2e.p95 <= TARGETS.list_p95_ms &&
@@ -375,31 +393,42 @@ function cpuTimeMs(pid: number | undefined): number {
   }
 }
 
-/** The harness's Chromium browser process (where AT-SPI is answered), found by its profile dir. */
-function chromiumPid(desk: DesktopHarness): number | undefined {
+/**
+ * The harness's Chromium processes, found by its profile dir: the browser process (where AT-SPI
+ * is answered) and its renderers (where the page runs: most of what a typed key costs).
+ */
+function chromiumPids(desk: DesktopHarness): { browser?: number; renderers: number[] } {
   const profile = join(dirname(desk.childEnv.HOME ?? ''), 'chromium-profile');
+  const found: { browser?: number; renderers: number[] } = { renderers: [] };
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes(profile) && !cmdline.includes('--type=')) return Number(entry);
+      if (!cmdline.includes(profile)) continue;
+      if (!cmdline.includes('--type=')) found.browser = Number(entry);
+      else if (cmdline.includes('--type=renderer')) found.renderers.push(Number(entry));
     } catch {
       // ended meanwhile
     }
   }
-  return undefined;
+  return found;
 }
 
 /**
- * CPU used per call since the previous reading, by the agent, Chromium and this process (the
- * gateway and the bench itself): a figure the machine's other load does not move much.
+ * CPU used per call since the previous reading, by the agent, Chromium's browser process, its
+ * renderers and this process (the gateway and the bench itself): a figure the machine's other
+ * load does not move much.
  */
-function cpuMeter(agentPid: number | undefined, browserPid: number | undefined) {
+function cpuMeter(
+  agentPid: number | undefined,
+  chromium: { browser?: number; renderers: number[] },
+) {
   const read = () => {
     const own = process.cpuUsage();
     return {
       agent: cpuTimeMs(agentPid),
-      chromium: cpuTimeMs(browserPid),
+      chromium: cpuTimeMs(chromium.browser),
+      renderer: chromium.renderers.reduce((sum, pid) => sum + cpuTimeMs(pid), 0),
       gateway_and_bench: (own.user + own.system) / 1000,
     };
   };
@@ -412,6 +441,7 @@ function cpuMeter(agentPid: number | undefined, browserPid: number | undefined) 
       const result = {
         agent: per('agent'),
         chromium: per('chromium'),
+        renderer: per('renderer'),
         gateway_and_bench: per('gateway_and_bench'),
       };
       last = current;
