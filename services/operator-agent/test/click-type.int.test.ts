@@ -11,6 +11,7 @@ import {
   type DesktopHarness,
 } from './support/desktop-harness';
 import { PAGE_BUTTON, PAGE_FIELDS } from './support/test-page';
+import { openX11Connection } from '../src/desktop/linux/x11/x11.connection';
 
 describe('clicking and typing on a real desktop', () => {
   let desk: DesktopHarness | undefined;
@@ -62,14 +63,26 @@ describe('clicking and typing on a real desktop', () => {
     expect(b).toMatchObject({ key: 'b', shiftKey: false, ctrlKey: false, activeId: 'last' });
   });
 
-  test('when a text has more different characters than the keyboard has free keys, then it is typed in runs and arrives whole', async () => {
+  test('when a text has more different characters than the keyboard has free keys, then it is typed in runs, arrives whole, and every lent key is given back', async () => {
     const elements = await form();
-    // 60 different characters no key of the map has (Xvfb's map leaves 19 keys free).
-    const text = Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + i * 7)).join(
-      '',
-    );
-    await d().typeText(elements.get('email') as UiElement, text);
-    await valueOf('email', text);
+    const keymap = await openX11Connection(h().env, 3000);
+    try {
+      const before = JSON.stringify(await keymap.keyboardMapping());
+      // 60 different characters no key of the map has (Xvfb's map leaves 19 keys free).
+      const text = Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + i * 7)).join(
+        '',
+      );
+      await d().typeText(elements.get('email') as UiElement, text);
+      await valueOf('email', text);
+      // The last run's keys go back in requests sent before the answer, which the server may
+      // do a moment after this connection's read.
+      await waitFor(async () => JSON.stringify(await keymap.keyboardMapping()) === before, {
+        timeoutMs: 2000,
+        what: 'the keymap as it was before the typing',
+      });
+    } finally {
+      keymap.close();
+    }
   });
 
   test('when the page keeps less than was typed, then typing fails saying what the element shows', async () => {

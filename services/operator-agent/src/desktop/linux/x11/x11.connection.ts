@@ -232,6 +232,7 @@ class Connection implements X11Connection {
   private readonly pings = new Map<number, () => void>();
   private nextPing = 1;
   private watchingRoot = false;
+  private corked = false;
 
   constructor(
     private readonly socket: Socket,
@@ -302,6 +303,16 @@ class Connection implements X11Connection {
   private send(request: Buffer): number {
     if (this.lost) throw new X11Error(`the X connection is lost: ${this.lost.message}`);
     request.writeUInt16LE(request.length / 4, 2);
+    // The requests of one tick (a typing's keys) leave in one write, which the server reads at
+    // once: not a system call and a server wake-up each.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     this.socket.write(request);
     return ++this.sequence;
   }

@@ -3,7 +3,8 @@
  * character the keyboard map has (level 1, or level 2 with Shift) is typed with its key; any
  * other is lent a key of its own, one of the keycodes the map leaves empty (19 on Xvfb's map),
  * which gets its empty mapping back afterwards. Applications see ordinary key events, the same
- * as from a user.
+ * as from a user. The keymap is read and the keys planned first (plan()), so that a character
+ * the desktop cannot type is refused before anything moves.
  *
  * Why lent keys stay mapped until the application shows the text: it reads the map when it
  * handles a key event, which can be after we sent the next ones; mapping a key again per
@@ -50,12 +51,21 @@ export interface TypeOptions extends CallOptions {
   settled(typed: number): Promise<void>;
 }
 
-export interface TextTyper {
+/** A text's keys, planned from the keymap before anything is sent. */
+export interface TypingPlan {
   /**
    * Types the characters in order. Nothing goes down after the deadline (DeadlinePassedError,
    * the characters before it typed); Shift is always released, and lent keys are given back.
    */
-  type(chars: readonly string[], options: TypeOptions): Promise<void>;
+  type(options: TypeOptions): Promise<void>;
+}
+
+export interface TextTyper {
+  /**
+   * Reads the keymap and plans the keys of the characters: a ValidationError, before anything
+   * is sent, for a character that cannot be typed on this desktop.
+   */
+  plan(chars: readonly string[]): Promise<TypingPlan>;
 }
 
 export function x11Typer(
@@ -86,16 +96,24 @@ export function x11Typer(
       shift: shift?.shift === false ? shift.keycode : undefined,
     };
   };
+  type KeyMap = Awaited<ReturnType<typeof readMap>>;
 
-  /** Runs of characters, each needing no more keys lent than the map leaves free. */
-  const runs = (chars: readonly string[], known: ReadonlyMap<number, KeyStroke>, free: number) => {
+  /**
+   * Runs of characters, each needing no more keys lent than the map leaves free; throws for a
+   * character with no key and none to lend, or one that needs a Shift the map lacks.
+   */
+  const runs = (chars: readonly string[], map: KeyMap) => {
     const result: string[][] = [];
     let run: string[] = [];
     let lent = new Set<number>();
     for (const char of chars) {
       const keysym = keysymOf(char);
-      if (!known.has(keysym) && !lent.has(keysym)) {
-        if (free === 0) {
+      const stroke = map.strokes.get(keysym);
+      if (stroke?.shift && map.shift === undefined) {
+        throw new ValidationError(`'${char}' needs Shift, which this keyboard map lacks`, []);
+      }
+      if (!stroke && !lent.has(keysym)) {
+        if (map.free.length === 0) {
           throw new ValidationError(`'${char}' has no key on this desktop's keyboard`, [
             {
               path: 'text',
@@ -104,7 +122,7 @@ export function x11Typer(
             },
           ]);
         }
-        if (lent.size === free) {
+        if (lent.size === map.free.length) {
           result.push(run);
           run = [];
           lent = new Set();
@@ -117,63 +135,78 @@ export function x11Typer(
     return result;
   };
 
-  return {
-    async type(chars, typeOptions) {
-      const { strokes, free, perKeycode, shift } = await readMap();
-      let typed = 0;
-      for (const run of runs(chars, strokes, free.length)) {
-        const lent = new Map<number, KeyStroke>();
-        for (const char of run) {
-          const keysym = keysymOf(char);
-          if (strokes.has(keysym) || lent.has(keysym)) continue;
-          const keycode = free[free.length - 1 - lent.size] as number;
-          // Every level the same character, so a held Shift or Caps Lock changes nothing.
-          connection.changeKeyboardMapping(keycode, [new Array<number>(perKeycode).fill(keysym)]);
-          lent.set(keysym, { keycode, shift: false });
-        }
-        // The focused application reads the new map after it has read the change: typed at
-        // once, a run's first key was now and then looked up in the old map (the 60-character
-        // test: its 21st character typed as the 1st, whose key it got, 1 run in 3). Its answer
-        // to a ping comes after it asked for the new map.
-        if (lent.size > 0) await connection.pingFocusedClient(timeoutMs).catch(() => false);
-        let shiftDown = false;
-        try {
-          for (const char of run) {
-            const keysym = keysymOf(char);
-            const stroke = (strokes.get(keysym) ?? lent.get(keysym)) as KeyStroke;
-            if (stroke.shift && shift === undefined) {
-              throw new ValidationError(`'${char}' needs Shift, which this keyboard map lacks`, []);
-            }
-            assertBeforeDeadline(
-              typeOptions.deadline,
-              monotonicNow(),
-              `typing character ${typed + 1}`,
-            );
-            if (stroke.shift !== shiftDown && shift !== undefined) {
-              connection.fakeKey(shift, stroke.shift);
-              shiftDown = stroke.shift;
-            }
-            connection.fakeKey(stroke.keycode, true);
-            connection.fakeKey(stroke.keycode, false);
-            typed += 1;
-          }
-        } finally {
-          if (shiftDown && shift !== undefined && !connection.closed)
-            connection.fakeKey(shift, false);
-          if (typed > 0 && !connection.closed)
-            await connection.sync(timeoutMs).catch(() => undefined);
-        }
-        try {
-          await typeOptions.settled(typed);
-        } finally {
-          if (lent.size > 0 && !connection.closed) {
-            for (const { keycode } of lent.values()) {
-              connection.changeKeyboardMapping(keycode, [new Array<number>(perKeycode).fill(0)]);
-            }
-            await connection.sync(timeoutMs);
-          }
-        }
+  /** Types one run, its characters lent keys first; returns how many are typed in all. */
+  const typeRun = async (
+    map: KeyMap,
+    run: readonly string[],
+    typedBefore: number,
+    typeOptions: TypeOptions,
+  ): Promise<number> => {
+    const { strokes, free, perKeycode, shift } = map;
+    let typed = typedBefore;
+    const lent = new Map<number, KeyStroke>();
+    try {
+      for (const char of run) {
+        const keysym = keysymOf(char);
+        if (strokes.has(keysym) || lent.has(keysym)) continue;
+        const keycode = free[free.length - 1 - lent.size] as number;
+        // Every level the same character, so a held Shift or Caps Lock changes nothing.
+        connection.changeKeyboardMapping(keycode, [new Array<number>(perKeycode).fill(keysym)]);
+        lent.set(keysym, { keycode, shift: false });
       }
+      // The focused application reads the new map after it has read the change: typed at
+      // once, a run's first key was now and then looked up in the old map (the 60-character
+      // test: its 21st character typed as the 1st, whose key it got, 1 run in 3). Its answer
+      // to a ping comes after it asked for the new map.
+      if (lent.size > 0) await connection.pingFocusedClient(timeoutMs).catch(() => false);
+      let shiftDown = false;
+      try {
+        // Written in one go (the connection sends a tick's requests in one write).
+        for (const char of run) {
+          const stroke = (strokes.get(keysymOf(char)) ?? lent.get(keysymOf(char))) as KeyStroke;
+          assertBeforeDeadline(
+            typeOptions.deadline,
+            monotonicNow(),
+            `typing character ${typed + 1}`,
+          );
+          if (stroke.shift !== shiftDown && shift !== undefined) {
+            connection.fakeKey(shift, stroke.shift);
+            shiftDown = stroke.shift;
+          }
+          connection.fakeKey(stroke.keycode, true);
+          connection.fakeKey(stroke.keycode, false);
+          typed += 1;
+        }
+      } finally {
+        if (shiftDown && shift !== undefined && !connection.closed)
+          connection.fakeKey(shift, false);
+        if (typed > typedBefore && !connection.closed)
+          await connection.sync(timeoutMs).catch(() => undefined);
+      }
+      await typeOptions.settled(typed);
+      return typed;
+    } finally {
+      if (lent.size > 0 && !connection.closed) {
+        for (const { keycode } of lent.values()) {
+          connection.changeKeyboardMapping(keycode, [new Array<number>(perKeycode).fill(0)]);
+        }
+        // Not waited for: the server does a connection's requests in order, so the next map
+        // read (the next typing's) already sees the keys given back.
+        void connection.sync(timeoutMs).catch(() => undefined);
+      }
+    }
+  };
+
+  return {
+    async plan(chars) {
+      const map = await readMap();
+      const planned = runs(chars, map);
+      return {
+        async type(typeOptions) {
+          let typed = 0;
+          for (const run of planned) typed = await typeRun(map, run, typed, typeOptions);
+        },
+      };
     },
   };
 }
