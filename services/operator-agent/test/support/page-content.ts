@@ -100,9 +100,23 @@ let valueSeq = 0;
 function post(path, body) {
   return fetch(path, { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
+// Keydown and value reports leave in batches: those made while keys queue up (a typed text)
+// go in one request once the page's thread has handled them (input runs before timers), not a
+// request per key and per value, which cost Chromium more than the keys themselves
+// (bench:operator's typings). A later value of an input replaces one not sent yet.
+let batch = [];
+function report(kind, body) {
+  if (batch.length === 0) setTimeout(() => {
+    const reports = batch;
+    batch = [];
+    fetch('/reports', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(reports) });
+  }, 0);
+  if (kind === 'value') batch = batch.filter((r) => r.kind !== 'value' || r.body.id !== body.id);
+  batch.push({ kind, body });
+}
 window.addEventListener('keydown', (e) => {
   const active = document.activeElement;
-  post('/report', { key: e.key, code: e.code, ctrlKey: e.ctrlKey, shiftKey: e.shiftKey,
+  report('keydown', { key: e.key, code: e.code, ctrlKey: e.ctrlKey, shiftKey: e.shiftKey,
     altKey: e.altKey, metaKey: e.metaKey, repeat: e.repeat,
     activeId: active && active.id ? active.id : '', at: performance.timeOrigin + performance.now(),
     seq: ++seq });
@@ -114,7 +128,7 @@ document.addEventListener('click', (e) => {
 }, true);
 document.addEventListener('input', (e) => {
   // Numbered: each report travels on its own, a later one may arrive first.
-  if (e.target instanceof HTMLInputElement) post('/value', { id: e.target.id, value: e.target.value, seq: ++valueSeq });
+  if (e.target instanceof HTMLInputElement) report('value', { id: e.target.id, value: e.target.value, seq: ++valueSeq });
 }, true);
 const commands = new EventSource('/commands');
 // Removed elements (with their labels) by id, where they were: restore puts them back.

@@ -18,6 +18,16 @@ export interface KeydownReport {
   seq: number;
 }
 
+/** An input's value as the page's input listener saw it, numbered in the page. */
+interface ValueReport {
+  id: string;
+  value: string;
+  seq: number;
+}
+
+/** One entry of the page's batch of reports (POST /reports). */
+type PageReport = { kind: 'keydown'; body: KeydownReport } | { kind: 'value'; body: ValueReport };
+
 export {
   LARGE_PAGE,
   PAGE_BUTTON,
@@ -91,13 +101,26 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
   const page = renderTestPage(options);
   const reports: KeydownReport[] = [];
   const clicks: string[] = [];
-  const values = new Map<string, { value: string; seq: number }>();
+  const values = new Map<string, ValueReport>();
   const consumed = new Set<KeydownReport>();
   let keydownWaiters: Waiter<KeydownReport>[] = [];
   let ackWaiters: Waiter<string>[] = [];
   let ready = false;
   let readyWaiters: (() => void)[] = [];
   const streams = new Set<ServerResponse>();
+
+  const onKeydown = (report: KeydownReport) => {
+    const waiter = keydownWaiters.find((w) => w.test(report));
+    if (waiter) {
+      consumed.add(report);
+      keydownWaiters = keydownWaiters.filter((w) => w !== waiter);
+      waiter.resolve(report);
+    }
+    reports.push(report);
+  };
+  const onValue = (report: ValueReport) => {
+    if ((values.get(report.id)?.seq ?? -1) < report.seq) values.set(report.id, report);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/') {
@@ -115,28 +138,19 @@ export async function startTestPage(options: PageOptions = {}): Promise<TestPage
       req.on('close', () => streams.delete(res));
       return;
     }
-    if (req.method === 'POST' && req.url === '/report') {
-      const report = (await readJson(req)) as KeydownReport;
+    if (req.method === 'POST' && req.url === '/reports') {
+      const batch = (await readJson(req)) as PageReport[];
       res.writeHead(204).end();
-      const waiter = keydownWaiters.find((w) => w.test(report));
-      if (waiter) {
-        consumed.add(report);
-        keydownWaiters = keydownWaiters.filter((w) => w !== waiter);
-        waiter.resolve(report);
+      for (const report of batch) {
+        if (report.kind === 'keydown') onKeydown(report.body);
+        else onValue(report.body);
       }
-      reports.push(report);
       return;
     }
     if (req.method === 'POST' && req.url === '/click') {
       const { id } = (await readJson(req)) as { id: string };
       res.writeHead(204).end();
       clicks.push(id);
-      return;
-    }
-    if (req.method === 'POST' && req.url === '/value') {
-      const report = (await readJson(req)) as { id: string; value: string; seq: number };
-      res.writeHead(204).end();
-      if ((values.get(report.id)?.seq ?? -1) < report.seq) values.set(report.id, report);
       return;
     }
     if (req.method === 'POST' && req.url === '/ack') {
