@@ -12,7 +12,8 @@
  * - click: the click-by-index request on a button deep in the list until its answer (the agent
  *   answers once the click is sent), checking the page saw the click on that button;
  * - type: the type-by-index request of TYPED (20 characters, accents, CJK and symbols among
- *   them) into the input until its answer (the agent answers once the input shows the text);
+ *   them) into the input until its answer (the agent answers once the input shows the text),
+ *   back to back and with a 50 ms pause before each (`spaced_type_ms`);
  * and, in the same run, listing and press through the agent's Desktop adapter called directly
  * (the baseline: listElements; describe, focus, press, as the agent does). CPU per listing, per
  * press, per click and per typing (agent, Chromium's browser process and its renderer, gateway)
@@ -58,7 +59,10 @@ const TARGETS = {
 };
 /** How long the agent's CPU is watched on the idle desktop (the aim: at most 5% of a core). */
 const IDLE_MS = 10_000;
-/** Presses measured with a pause before each, and the pause (beyond the agent's wait). */
+/**
+ * Presses measured with a pause before each, and the pause (beyond the agent's wait; also
+ * before each spaced typing).
+ */
 const SPACED_PRESSES = 50;
 const PRESS_PAUSE_MS = 50;
 /** Clicks and typings measured, each way. */
@@ -96,13 +100,16 @@ async function brokerUrl(): Promise<{ url: string; remove(): Promise<void> }> {
   };
 }
 
-/** Runs `action` up to `count` times (not past the deadline) and returns each duration. */
+/**
+ * Runs `action` up to `count` times (not past the deadline) and returns each duration: the
+ * action's own when it returns one (a part of it measured), else the whole call's.
+ */
 async function timed(count: number, deadline: number, action: () => Promise<unknown>) {
   const samples: number[] = [];
   for (let i = 0; i < count && Date.now() < deadline; i++) {
     const started = now();
-    await action();
-    samples.push(now() - started);
+    const measured = await action();
+    samples.push(typeof measured === 'number' ? measured : now() - started);
   }
   return samples;
 }
@@ -293,10 +300,19 @@ async function main(): Promise<void> {
       },
     );
     await relist(target);
-    const typeE2eMs = await timed(TYPINGS, deadline, () =>
-      post('/experimental/operator/type-by-index', { element_index: target.index, text: TYPED }),
-    );
+    const type = () =>
+      post('/experimental/operator/type-by-index', { element_index: target.index, text: TYPED });
+    const typeE2eMs = await timed(TYPINGS, deadline, type);
     const typeCpu = cpu.perCall(typeE2eMs.length);
+    // The same with a pause before each: a typing right after the previous one waits for the
+    // rest of the agent's 25 ms after that text showed, one that does not, for nothing.
+    await relist(target);
+    const spacedTypeMs = await timed(TYPINGS, deadline, async () => {
+      await new Promise((resolve) => setTimeout(resolve, PRESS_PAUSE_MS));
+      const started = now();
+      await type();
+      return now() - started;
+    });
 
     // The agent on an idle desktop, right after an operator was at work: its share of one core.
     const idleFrom = { cpu: cpuTimeMs(agent.child.pid), at: now() };
@@ -362,6 +378,7 @@ async function main(): Promise<void> {
       typings: typeE2eMs.length,
       typed_characters: Array.from(TYPED).length,
       type_ms: stats(typeE2eMs),
+      spaced_type_ms: stats(spacedTypeMs),
       type_desktop_ms: stats(typeDesktopMs),
       cpu_ms_per_typing: typeCpu,
       targets: { ...TARGETS, type_p95_ms: TYPE_TARGET_MS },
