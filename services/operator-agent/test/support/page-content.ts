@@ -90,8 +90,8 @@ function catalogueSection(n: number): PageContent {
 }
 
 // No <form>: Enter in an input must not navigate away (nor may a link: the page cancels link
-// clicks). Reports go out with fetch(keepalive) to the same origin; commands come in over
-// Server-Sent Events, so removeElement and renameElement are immediate.
+// clicks). Reports go out with fetch to the same origin (keydowns and values in batches, below);
+// commands come in over Server-Sent Events, so removeElement and renameElement are immediate.
 const SCRIPT = `<script>
 let seq = 0;
 // Value reports have their own numbers: keydown reports are counted without gaps (tests wait
