@@ -4,31 +4,17 @@
  */
 import { ConflictError, ValidationError } from '@screenfleet/contracts';
 import { waitFor } from '@screenfleet/runtime';
-import { createLinuxDesktop, ElementGoneError, type Desktop, type UiElement } from '../src/desktop';
-import {
-  freeDisplayNumber,
-  startDesktopHarness,
-  type DesktopHarness,
-} from './support/desktop-harness';
+import { ElementGoneError, type UiElement } from '../src/desktop';
+import { listedWith, useLinuxDesktop } from './support/linux-desktop-suite';
 import { PAGE_BUTTON, PAGE_FIELDS } from './support/test-page';
 import { openX11Connection } from '../src/desktop/linux/x11/x11.connection';
 
 describe('clicking and typing on a real desktop', () => {
-  let desk: DesktopHarness | undefined;
-  let desktop: Desktop | undefined;
-  const h = () => desk as DesktopHarness;
-  const d = () => desktop as Desktop;
+  const { harness: h, desktop: d } = useLinuxDesktop(120);
 
   /** The form's elements by DOM id, listed until all of it is exposed. */
   const form = async (): Promise<Map<string, UiElement>> => {
-    const ids = [...PAGE_FIELDS.map((f) => f.id), PAGE_BUTTON.id];
-    const list = await waitFor(
-      async () => {
-        const elements = await d().listElements({ appName: 'chromium' }, { domIds: true });
-        return ids.every((id) => elements.some((e) => e.domId === id)) && elements;
-      },
-      { timeoutMs: 15_000, intervalMs: 20, what: 'the form listed' },
-    );
+    const list = await listedWith(d(), [...PAGE_FIELDS.map((f) => f.id), PAGE_BUTTON.id]);
     return new Map(list.map((e) => [e.domId ?? '', e]));
   };
   const valueOf = (id: string, value: string) =>
@@ -37,16 +23,6 @@ describe('clicking and typing on a real desktop', () => {
       what: () =>
         `#${id} to show ${JSON.stringify(value)} (it shows ${JSON.stringify(h().valueOf(id))})`,
     });
-
-  beforeAll(async () => {
-    desk = await startDesktopHarness(freeDisplayNumber(120));
-    desktop = await createLinuxDesktop({ env: desk.env });
-  }, 60_000);
-
-  afterAll(async () => {
-    await desktop?.close();
-    await desk?.stop();
-  }, 30_000);
 
   test('when text with accents, symbols, CJK and emoji is typed, then the input holds exactly it and no modifier stays down', async () => {
     const elements = await form();

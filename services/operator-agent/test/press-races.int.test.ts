@@ -13,14 +13,10 @@
  */
 import { ConflictError, type KeyName } from '@screenfleet/contracts';
 import { waitFor } from '@screenfleet/runtime';
-import { createLinuxDesktop, type Desktop, type UiElement } from '../src/desktop';
+import type { UiElement } from '../src/desktop';
 import { pressByIndex } from '../src/domain/press-by-index';
 import { SnapshotStore } from '../src/domain/snapshots';
-import {
-  freeDisplayNumber,
-  startDesktopHarness,
-  type DesktopHarness,
-} from './support/desktop-harness';
+import { listedWith, useLinuxDesktop } from './support/linux-desktop-suite';
 import { PAGE_FIELDS, type KeydownReport } from './support/test-page';
 
 const INPUTS = PAGE_FIELDS.map((field) => field.id);
@@ -28,21 +24,12 @@ const DIGITS = '1234567890'.split('') as KeyName[];
 const TOKEN = 'races';
 
 describe('presses on a real desktop while the page moves on', () => {
-  let desk: DesktopHarness | undefined;
-  let desktop: Desktop | undefined;
+  const { harness: h, desktop: d } = useLinuxDesktop(100);
   const snapshots = new SnapshotStore(60_000);
-  const h = () => desk as DesktopHarness;
-  const d = () => desktop as Desktop;
 
   /** Lists the page (until all of it is exposed) as the device's snapshot: index by DOM id. */
   async function listForm(): Promise<Map<string, number>> {
-    const elements = await waitFor(
-      async () => {
-        const list = await d().listElements({ appName: 'chromium' }, { domIds: true });
-        return INPUTS.every((id) => list.some((e) => e.domId === id)) && list;
-      },
-      { timeoutMs: 15_000, intervalMs: 20, what: 'the form listed' },
-    );
+    const elements = await listedWith(d(), INPUTS);
     snapshots.save('chromium', elements, Date.now(), TOKEN);
     return new Map(elements.map((e: UiElement, i) => [e.domId ?? '', i]));
   }
@@ -56,16 +43,6 @@ describe('presses on a real desktop while the page moves on', () => {
       timeoutMs: 10_000,
       what: () => `${count} keydowns (got ${h().keydowns().filter(which).length})`,
     });
-
-  beforeAll(async () => {
-    desk = await startDesktopHarness(freeDisplayNumber(100));
-    desktop = await createLinuxDesktop({ env: desk.env });
-  }, 60_000);
-
-  afterAll(async () => {
-    await desktop?.close();
-    await desk?.stop();
-  }, 30_000);
 
   test('when tab and ctrl+<digit> alternate on the inputs 300 times, then every key lands on the input it named', async () => {
     const index = await listForm();
