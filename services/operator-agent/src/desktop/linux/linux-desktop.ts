@@ -488,7 +488,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const atspi = open().bounded(timeLeft(options.deadline));
       const ref = decodeRef(element.ref);
       const chars = Array.from(text);
-      // The keys are planned (an X round trip for the keymap) while the element is checked.
+      // The text is checked against the keymap (an X round trip) while the element is checked.
       const [[states, interfaces], plan] = await Promise.all([
         Promise.all([liveStates(atspi, ref, element), atspi.interfaces(ref)]).catch(
           (error: unknown) => {
