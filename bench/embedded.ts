@@ -8,7 +8,8 @@
  * Baseline: the same documents (as the ingest worker makes them) into the same kind of SQLite
  * file by the same adapter (openSqliteDatabase + the content store: its writer thread, WAL,
  * synchronous=FULL) in transactions of 1,000 items, one after another: the store's own ceiling
- * for these documents, with no HTTP, no validation, no bus.
+ * for these documents, with no HTTP, no validation, no bus; its file kept over the runs as the
+ * server's is, so that each run compares inserts into files of one size.
  * Ours: the launcher (bin/start.ts, embedded) as its own process, load from a third process
  * (bench/ingest-load.ts), BENCH_RUNS runs alternating with the baseline; the medians compared.
  * Then POST /add latency at half the measured maximum rate, and the server's peak RSS: the one
@@ -43,26 +44,35 @@ function log(message: string): void {
   process.stderr.write(`[bench:embedded] ${message}\n`);
 }
 
-async function baseline(dir: string, device: string): Promise<number> {
+/**
+ * The baseline's file, kept over the runs as the server keeps its own: run i inserts into a
+ * file holding what runs 1 to i-1 inserted on both sides (a bigger file costs more per insert:
+ * a fresh file each run made the later runs' ratio a comparison of two file sizes).
+ */
+async function openBaseline(dir: string) {
   const file = path.join(dir, 'baseline.db');
   const database = await openSqliteDatabase(file);
-  try {
-    const store = createSqliteContentStore({ database });
-    await store.ensureIndexes();
-    const receivedAt = new Date().toISOString();
-    const docs = Array.from({ length: BATCHES }, (_, i) =>
-      toDocuments({
-        received_at: receivedAt,
-        request: buildBatch(device, i * ITEMS, ITEMS) as AddRequest,
-      }),
-    ).flat();
-    const started = performance.now();
-    for (let i = 0; i < docs.length; i += 1000) await store.insertItems(docs.slice(i, i + 1000));
-    return docs.length / ((performance.now() - started) / 1000);
-  } finally {
-    await database.close();
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-  }
+  const store = createSqliteContentStore({ database });
+  await store.ensureIndexes();
+  return {
+    /** Items per second inserting the run's documents in transactions of 1,000. */
+    async run(device: string): Promise<number> {
+      const receivedAt = new Date().toISOString();
+      const docs = Array.from({ length: BATCHES }, (_, i) =>
+        toDocuments({
+          received_at: receivedAt,
+          request: buildBatch(device, i * ITEMS, ITEMS) as AddRequest,
+        }),
+      ).flat();
+      const started = performance.now();
+      for (let i = 0; i < docs.length; i += 1000) await store.insertItems(docs.slice(i, i + 1000));
+      return docs.length / ((performance.now() - started) / 1000);
+    },
+    async close() {
+      await database.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    },
+  };
 }
 
 function launch(dataDir: string): Launcher {
@@ -139,11 +149,16 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${await launcher.apiPort}`;
     const ours: number[] = [];
     const raw: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      raw.push(await baseline(dir, `raw-${i}`));
-      const result = await load(url, `ours-${i}`);
-      ours.push((BATCHES * ITEMS) / result.seconds);
-      log(`run ${i + 1}: ours ${Math.round(ours[i]!)} items/s, baseline ${Math.round(raw[i]!)}`);
+    const baseline = await openBaseline(dir);
+    try {
+      for (let i = 0; i < RUNS; i++) {
+        raw.push(await baseline.run(`raw-${i}`));
+        const result = await load(url, `ours-${i}`);
+        ours.push((BATCHES * ITEMS) / result.seconds);
+        log(`run ${i + 1}: ours ${Math.round(ours[i]!)} items/s, baseline ${Math.round(raw[i]!)}`);
+      }
+    } finally {
+      await baseline.close();
     }
     const halfRate = median(ours) / ITEMS / 2;
     const half = await load(url, 'half', halfRate);
