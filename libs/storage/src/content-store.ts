@@ -1,4 +1,4 @@
-import type { ContentType } from '@screenfleet/contracts';
+import type { ContentType, DeviceListing } from '@screenfleet/contracts';
 import type { DeleteOptions, DeviceCounters, DeviceCountersQuery } from './device-counters';
 
 /** One stored content item: what the ingest worker writes and the archive worker scans. */
@@ -164,6 +164,12 @@ export interface ContentStore {
    * each counts), sorted by device name; no item is counted on request.
    */
   deviceCounters(query: DeviceCountersQuery): Promise<DeviceCounters[]>;
+  /**
+   * Each device's listing row (those named, else all with counters), sorted by device name:
+   * its first and latest received batch and newest item per content type, from the same
+   * counters, nothing counted (what a fleet list sorts and filters on, read on every request).
+   */
+  deviceListing(devices?: readonly string[]): Promise<DeviceListing[]>;
   /**
    * Sets the device's capture counters (items stored, first/last item time, hourly buckets) from
    * the items stored now; received times and archive counters stay. For a delete that removes

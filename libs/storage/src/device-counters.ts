@@ -51,11 +51,6 @@ export interface DeviceCountersQuery {
   devices?: readonly string[];
   /** Also each device's hourly buckets from `hoursSince` (GET /devices/{name}'s timeline). */
   hoursSince?: Date;
-  /**
-   * false: leave itemsLastHour/itemsLast24h at 0 (they cost a read of each device's recent
-   * buckets; a list sorts and filters without them, then asks them for its page). Default true.
-   */
-  windows?: boolean;
 }
 
 export interface DeleteOptions {

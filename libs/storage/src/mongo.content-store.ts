@@ -147,6 +147,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         return summariseDeleted(found);
       }),
     deviceCounters: (query) => translated('deviceCounters', () => counters.read(query)),
+    deviceListing: (devices) => translated('deviceListing', () => counters.listing(devices)),
     recountDevice: (device) => translated('recountDevice', () => counters.recount(device)),
     forgetDevice: (device) => translated('forgetDevice', () => counters.forget(device)),
 

@@ -1,4 +1,4 @@
-import type { ContentType } from '@screenfleet/contracts';
+import type { ContentType, DeviceListing } from '@screenfleet/contracts';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type { ContentDocument } from './content-store';
 import {
@@ -199,14 +199,12 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       const only = query.devices === undefined ? {} : { device_name: { $in: [...query.devices] } };
       const { lastHour, last24h } = windowStarts(query.now);
       const since = Math.min(
-        query.windows === false ? Infinity : hourStart(last24h),
+        hourStart(last24h),
         query.hoursSince === undefined ? Infinity : hourStart(query.hoursSince.getTime()),
       );
       const [deviceDocs, hourDocs, archiveDocs] = await Promise.all([
         devices.find(only).toArray(),
-        since === Infinity
-          ? Promise.resolve([])
-          : hours.find({ ...only, hour: { $gte: new Date(since) } }).toArray(),
+        hours.find({ ...only, hour: { $gte: new Date(since) } }).toArray(),
         archive
           .find(query.devices === undefined ? {} : { _id: { $in: [...query.devices] } })
           .toArray(),
@@ -218,12 +216,10 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       for (const doc of hourDocs) {
         const start = doc.hour.getTime();
         const key = deviceKey(doc.device_name, doc.content_type);
-        if (query.windows !== false) {
-          const w = windows.get(key) ?? { hour: 0, day: 0 };
-          w.hour += doc.items * windowShare(start, lastHour);
-          w.day += doc.items * windowShare(start, last24h);
-          windows.set(key, w);
-        }
+        const w = windows.get(key) ?? { hour: 0, day: 0 };
+        w.hour += doc.items * windowShare(start, lastHour);
+        w.day += doc.items * windowShare(start, last24h);
+        windows.set(key, w);
         if (hoursFrom !== undefined && start >= hoursFrom) {
           const perHour = timeline.get(doc.device_name) ?? new Map<number, number>();
           perHour.set(start, (perHour.get(start) ?? 0) + doc.items);
@@ -272,6 +268,52 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       for (const d of all) d.byContentType.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
       return all.sort((a, b) =>
         a.deviceName < b.deviceName ? -1 : a.deviceName > b.deviceName ? 1 : 0,
+      );
+    },
+
+    /** The listing rows, folded from the devices' documents (no hour buckets read). */
+    async listing(named: readonly string[] | undefined): Promise<DeviceListing[]> {
+      const [deviceDocs, archiveDocs] = await Promise.all([
+        devices
+          .find(named === undefined ? {} : { device_name: { $in: [...named] } }, {
+            projection: { items_stored: 0, first_item: 0 },
+          })
+          .toArray(),
+        archive
+          .find(named === undefined ? {} : { _id: { $in: [...named] } }, { projection: { _id: 1 } })
+          .toArray(),
+      ]);
+      const byDevice = new Map<string, DeviceListing>();
+      const entry = (name: string): DeviceListing => {
+        let found = byDevice.get(name);
+        if (!found) {
+          found = {
+            device_name: name,
+            first_received_ms: null,
+            last_received_ms: null,
+            last_frame_ms: null,
+            last_transcription_ms: null,
+          };
+          byDevice.set(name, found);
+        }
+        return found;
+      };
+      const earliest = (a: number | null, b: Date | undefined) =>
+        b === undefined ? a : a === null ? b.getTime() : Math.min(a, b.getTime());
+      const latest = (a: number | null, b: Date | undefined) =>
+        b === undefined ? a : a === null ? b.getTime() : Math.max(a, b.getTime());
+      for (const doc of deviceDocs) {
+        const found = entry(doc.device_name);
+        found.first_received_ms = earliest(found.first_received_ms, doc.first_received);
+        found.last_received_ms = latest(found.last_received_ms, doc.last_received);
+        if (doc.content_type === 'frames') found.last_frame_ms = latest(null, doc.last_item);
+        if (doc.content_type === 'transcription') {
+          found.last_transcription_ms = latest(null, doc.last_item);
+        }
+      }
+      for (const doc of archiveDocs) entry(doc._id);
+      return [...byDevice.values()].sort((a, b) =>
+        a.device_name < b.device_name ? -1 : a.device_name > b.device_name ? 1 : 0,
       );
     },
 

@@ -13,7 +13,7 @@ import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { fromJson } from './sqlite-json';
 import { contentTables } from './sqlite.content-schema';
 import { searchSql } from './sqlite.content-search';
-import { readDeviceCounters } from './sqlite.device-counters';
+import { readDeviceCounters, readDeviceListing } from './sqlite.device-counters';
 import { counterTables } from './sqlite.device-counters-schema';
 import { toStoreError } from './store-errors';
 
@@ -178,6 +178,8 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
       }),
     deviceCounters: (query) =>
       translated('deviceCounters', ({ readers }) => readDeviceCounters(readers, counters, query)),
+    deviceListing: (devices) =>
+      translated('deviceListing', ({ readers }) => readDeviceListing(readers, counters, devices)),
 
     recountDevice: (device) =>
       translated('recountDevice', ({ writer }) =>

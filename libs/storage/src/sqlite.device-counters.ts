@@ -1,4 +1,4 @@
-import type { ContentType } from '@screenfleet/contracts';
+import type { ContentType, DeviceListing } from '@screenfleet/contracts';
 import {
   HOUR_MS,
   hourStart,
@@ -32,7 +32,6 @@ export async function readDeviceCounters(
   query: DeviceCountersQuery,
 ): Promise<DeviceCounters[]> {
   const { lastHour, last24h } = windowStarts(query.now);
-  const windows = query.windows !== false;
   const devices = query.devices === undefined ? null : JSON.stringify(query.devices);
   // Written out only when devices are named, so the planner seeks them by key (an `?1 IS NULL
   // OR` form made it scan every device's buckets for one device's timeline).
@@ -56,7 +55,7 @@ export async function readDeviceCounters(
     `SELECT
        (SELECT json_group_array(json_array(d.device_name, d.content_type, d.items_stored,
           d.first_item_ms, d.last_item_ms, d.first_received_ms, d.last_received_ms,
-          ${windows ? `${windowSum(shareOf('?2'), '?6')}, ${windowSum(shareOf('?3'), '?4')}` : '0, 0'}))
+          ${windowSum(shareOf('?2'), '?6')}, ${windowSum(shareOf('?3'), '?4')}))
         FROM ${t.devices} AS d
         WHERE ${only('d.device_name')}) AS counters,
        (SELECT json_group_array(json_array(device_name, items_archived, last_archived_item_ms))
@@ -79,6 +78,59 @@ export async function readDeviceCounters(
       : (JSON.parse(row!.hours) as Array<[string, number, number]>),
   );
 }
+
+/**
+ * The devices' listing rows in one statement: a device's rows per content type folded in SQL
+ * into one tuple, so the answer is what the caller sends on (no per-type rows nor Dates made).
+ * Devices known only by their archive counters (every item archived, counters forgotten) are
+ * listed too, as deviceCounters lists them.
+ */
+export async function readDeviceListing(
+  readers: SqliteReaders,
+  t: CounterTables,
+  devices: readonly string[] | undefined,
+): Promise<DeviceListing[]> {
+  const named = devices === undefined ? null : JSON.stringify(devices);
+  // No parameter at all for every device (libsql reads a lone null as named parameters).
+  const only = named === null ? 'TRUE' : 'device_name IN (SELECT value FROM json_each(?1))';
+  const [row] = await readers.query<{ listing: string }>(
+    `SELECT json_group_array(json_array(name, first_rx, last_rx, last_frame, last_tx)) AS listing
+     FROM (
+       SELECT n.device_name AS name,
+         min(d.first_received_ms) AS first_rx,
+         max(d.last_received_ms) AS last_rx,
+         max(CASE WHEN d.content_type = 'frames' THEN d.last_item_ms END) AS last_frame,
+         max(CASE WHEN d.content_type = 'transcription' THEN d.last_item_ms END) AS last_tx
+       FROM (SELECT device_name FROM ${t.devices} WHERE ${only}
+             UNION SELECT device_name FROM ${t.archive} WHERE ${only}) AS n
+       LEFT JOIN ${t.devices} AS d ON d.device_name = n.device_name
+       GROUP BY n.device_name)`,
+    named === null ? [] : [named],
+  );
+  const rows = JSON.parse(row!.listing) as DeviceListingTuple[];
+  return rows
+    .map(
+      ([
+        device_name,
+        first_received_ms,
+        last_received_ms,
+        last_frame_ms,
+        last_transcription_ms,
+      ]) => ({
+        device_name,
+        first_received_ms,
+        last_received_ms,
+        last_frame_ms,
+        last_transcription_ms,
+      }),
+    )
+    .sort((a, b) => compareNames(a.device_name, b.device_name));
+}
+
+type DeviceListingTuple = [string, number | null, number | null, number | null, number | null];
+
+/** Device names in JavaScript's order (UTF-16), as every listing of counters is sorted. */
+const compareNames = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const date = (ms: number | null) => (ms === null ? null : new Date(ms));
 
@@ -121,7 +173,5 @@ function assemble(
   for (const entry of all) {
     entry.byContentType.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
   }
-  return all.sort((a, b) =>
-    a.deviceName < b.deviceName ? -1 : a.deviceName > b.deviceName ? 1 : 0,
-  );
+  return all.sort((a, b) => compareNames(a.deviceName, b.deviceName));
 }

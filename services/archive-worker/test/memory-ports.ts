@@ -83,6 +83,7 @@ export function memoryContentStore(initial: ContentDocument[] = []) {
     // The archive worker never searches nor reads counters; a test that makes it should fail loudly.
     search: () => Promise.reject(new Error('memoryContentStore does not search')),
     deviceCounters: () => Promise.reject(new Error('memoryContentStore keeps no counters')),
+    deviceListing: () => Promise.reject(new Error('memoryContentStore keeps no counters')),
     recountDevice: () => Promise.resolve(),
     forgetDevice: () => Promise.resolve(),
     close: () => Promise.resolve(),

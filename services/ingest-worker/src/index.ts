@@ -11,7 +11,6 @@ import { createContentBatchConsumer } from './entry/content-batch.consumer';
 import { createDevicesRpcHandler } from './entry/devices.rpc';
 import { createSearchRpcHandler } from './entry/search.rpc';
 import type { MicroBatcherOptions } from './domain/micro-batcher';
-import { toDeviceRecords } from './domain/device-records';
 import { createIngestMetrics } from './metrics';
 
 export { ingestConfigSpec } from './config';
@@ -21,7 +20,10 @@ export { ingestWorkerSettings, type IngestWorkerSettings } from './settings';
 
 export interface IngestWorkerDeps {
   bus: Pick<Bus, 'consume' | 'queueDepth' | 'serve'>;
-  store: Pick<ContentStore, 'insertItems' | 'ensureIndexes' | 'search' | 'deviceCounters'>;
+  store: Pick<
+    ContentStore,
+    'insertItems' | 'ensureIndexes' | 'search' | 'deviceCounters' | 'deviceListing'
+  >;
   logger: Logger;
   registry: Registry;
   prefetch: number;
@@ -48,10 +50,7 @@ export interface IngestWorker {
 export function createIngestWorker(deps: IngestWorkerDeps): IngestWorker {
   const logger = deps.logger.child({ component: 'ingest' });
   const metrics = createIngestMetrics(deps.registry, (queue) => deps.bus.queueDepth(queue), {
-    records: async () => {
-      const now = new Date();
-      return toDeviceRecords(await deps.store.deviceCounters({ now }), now, false);
-    },
+    listing: () => deps.store.deviceListing(),
     stallAfterMs: deps.captureStallAfterMs ?? 300_000,
   });
   let stopping = false;

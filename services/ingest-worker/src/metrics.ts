@@ -1,5 +1,5 @@
 import type { Outcome } from '@screenfleet/bus';
-import { captureStatusOf, queueNames, type DeviceCaptureRecord } from '@screenfleet/contracts';
+import { captureStatusOf, queueNames, type DeviceListing } from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
 /** How a search.rpc request ended: answered, or the refusal's code. */
@@ -17,8 +17,8 @@ export const DEVICE_GAUGE_HORIZON_MS = 30 * 24 * 3_600_000;
 
 /** What the per-device gauges read at scrape time (absent: no such gauges, e.g. unit tests). */
 export interface FleetSource {
-  /** The store's counters as devices.reply records; rejects when the store cannot answer. */
-  records(): Promise<DeviceCaptureRecord[]>;
+  /** The store's listing rows of every device; rejects when the store cannot answer. */
+  listing(): Promise<DeviceListing[]>;
   /** CAPTURE_STALL_AFTER. */
   stallAfterMs: number;
 }
@@ -30,7 +30,7 @@ export function createIngestMetrics(
 ) {
   const registers = [registry];
   // One read of the counters serves both per-device gauges of a scrape.
-  let read: { at: number; records: Promise<DeviceCaptureRecord[] | undefined> } | undefined;
+  let read: { at: number; listing: Promise<DeviceListing[] | undefined> } | undefined;
   const fleetNow = () => {
     if (!fleet) return Promise.resolve(undefined);
     const now = Date.now();
@@ -40,29 +40,29 @@ export function createIngestMetrics(
       const late = new Promise<undefined>((resolve) => {
         timer = setTimeout(() => resolve(undefined), 1000);
       });
-      const records = fleet.records().catch(() => undefined);
+      const listing = fleet.listing().catch(() => undefined);
       read = {
         at: now,
-        records: Promise.race([records, late]).finally(() => clearTimeout(timer)),
+        listing: Promise.race([listing, late]).finally(() => clearTimeout(timer)),
       };
     }
-    return read.records;
+    return read.listing;
   };
   /**
    * Sets a per-device gauge from the counters: devices seen in the last 30 days only, so the
    * series stay bounded. When the store cannot answer, the gauge keeps its last values.
    */
-  const perDevice = (value: (record: DeviceCaptureRecord, nowMs: number) => number | undefined) =>
+  const perDevice = (value: (device: DeviceListing, nowMs: number) => number | undefined) =>
     async function collect(this: Gauge<'device'>) {
-      const records = await fleetNow();
-      if (!records) return;
+      const listing = await fleetNow();
+      if (!listing) return;
       const now = Date.now();
       this.reset();
-      for (const record of records) {
-        const last = record.last_received_ms ?? 0;
+      for (const device of listing) {
+        const last = device.last_received_ms ?? 0;
         if (now - last > DEVICE_GAUGE_HORIZON_MS) continue;
-        const v = value(record, now);
-        if (v !== undefined) this.set({ device: record.device_name }, v);
+        const v = value(device, now);
+        if (v !== undefined) this.set({ device: device.device_name }, v);
       }
     };
   const queues = [queueNames.ingestContent, queueNames.ingestContentDead];
@@ -85,20 +85,19 @@ export function createIngestMetrics(
             help: "A device's newest stored item time (Unix seconds), for devices seen in the last 30 days; every ingest worker reports the same: aggregate with max",
             labelNames: ['device'] as const,
             registers,
-            collect: perDevice((record) => {
-              const times = Object.values(record.by_content_type)
-                .map(([, lastItemMs]) => lastItemMs)
-                .filter((t): t is number => t !== null);
-              return times.length > 0 ? Math.max(...times) / 1000 : undefined;
-            }),
+            collect: perDevice(({ last_frame_ms: frame, last_transcription_ms: audio }) =>
+              frame === null && audio === null
+                ? undefined
+                : Math.max(frame ?? -Infinity, audio ?? -Infinity) / 1000,
+            ),
           }),
           deviceStalled: new Gauge({
             name: 'ingest_device_capture_stalled',
             help: '1 when a device that was sending has sent nothing for CAPTURE_STALL_AFTER (GET /devices capture_status stalled), else 0; devices seen in the last 30 days',
             labelNames: ['device'] as const,
             registers,
-            collect: perDevice((record, now) =>
-              captureStatusOf(record, now, fleet.stallAfterMs) === 'stalled' ? 1 : 0,
+            collect: perDevice((device, now) =>
+              captureStatusOf(device, now, fleet.stallAfterMs) === 'stalled' ? 1 : 0,
             ),
           }),
         }

@@ -1,6 +1,5 @@
 import type { DeviceCounters } from '@screenfleet/storage';
-import { fromListingRow, validators } from '@screenfleet/contracts';
-import { timelineSince, toDeviceListing, toDeviceRecords } from './device-records';
+import { timelineSince, toDeviceRecords } from './device-records';
 
 const now = new Date('2026-11-22T10:30:00Z');
 const at = (iso: string) => new Date(iso);
@@ -84,33 +83,5 @@ describe('device records', () => {
     });
     expect(record!.timeline!.daily.every((d) => d.items === 0)).toBe(true);
     expect(toDeviceRecords([], now, false, ['new'])).toEqual([]);
-  });
-});
-
-describe('listing rows', () => {
-  it('when listed, then each device gives its first and latest received batch and newest item per type, valid on the wire', () => {
-    const framesOnly: DeviceCounters = {
-      ...counters,
-      deviceName: 'frames-only',
-      byContentType: [counters.byContentType[0]!],
-    };
-    const listing = toDeviceListing([counters, framesOnly]);
-    expect(validators.devicesReply.check({ outcome: 'listed', listing })).toEqual([]);
-    expect(listing.map(fromListingRow)).toEqual([
-      {
-        device_name: 'desk',
-        first_received_ms: at('2026-10-30T00:00:02Z').getTime(),
-        last_received_ms: at('2026-11-22T10:05:01Z').getTime(),
-        last_frame_ms: at('2026-11-22T10:05:00Z').getTime(),
-        last_transcription_ms: at('2026-11-20T00:00:00Z').getTime(),
-      },
-      {
-        device_name: 'frames-only',
-        first_received_ms: at('2026-11-01T00:00:01Z').getTime(),
-        last_received_ms: at('2026-11-22T10:05:01Z').getTime(),
-        last_frame_ms: at('2026-11-22T10:05:00Z').getTime(),
-        last_transcription_ms: null,
-      },
-    ]);
   });
 });

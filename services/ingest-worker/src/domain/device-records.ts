@@ -1,8 +1,4 @@
-import {
-  toListingRow,
-  type DeviceCaptureRecord,
-  type DeviceListingRow,
-} from '@screenfleet/contracts';
+import type { DeviceCaptureRecord } from '@screenfleet/contracts';
 import { HOUR_MS, hourStart, type DeviceCounters, type HourCount } from '@screenfleet/storage';
 
 const DAY_MS = 24 * HOUR_MS;
@@ -64,30 +60,6 @@ export function toDeviceRecords(
       last_archived_item_ms: device.lastArchivedItemTime?.getTime() ?? null,
       ...(timeline ? { timeline: toTimeline(device.hours ?? [], now) } : {}),
     };
-  });
-}
-
-/**
- * The store's counters (read without windows) as devices.reply listing rows: each device's
- * first and latest received batch and newest item time per content type, nothing counted.
- */
-export function toDeviceListing(counters: readonly DeviceCounters[]): DeviceListingRow[] {
-  return counters.map((device) => {
-    let firstReceived: number | undefined;
-    let lastReceived: number | undefined;
-    const lastItem = { frames: null as number | null, transcription: null as number | null };
-    for (const c of device.byContentType) {
-      firstReceived = earliest(firstReceived, c.firstReceivedAt);
-      lastReceived = latest(lastReceived, c.lastReceivedAt);
-      lastItem[c.contentType] = c.lastItemTime?.getTime() ?? null;
-    }
-    return toListingRow({
-      device_name: device.deviceName,
-      first_received_ms: firstReceived ?? null,
-      last_received_ms: lastReceived ?? null,
-      last_frame_ms: lastItem.frames,
-      last_transcription_ms: lastItem.transcription,
-    });
   });
 }
 

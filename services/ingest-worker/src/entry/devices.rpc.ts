@@ -2,6 +2,7 @@ import {
   AppError,
   SCHEMA_VERSION,
   createEnvelope,
+  toListingRow,
   validators,
   type DevicesReply,
   type DevicesRequest,
@@ -9,10 +10,10 @@ import {
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
 import type { ContentStore } from '@screenfleet/storage';
-import { timelineSince, toDeviceListing, toDeviceRecords } from '../domain/device-records';
+import { timelineSince, toDeviceRecords } from '../domain/device-records';
 
 export interface DevicesRpcDeps {
-  store: Pick<ContentStore, 'deviceCounters'>;
+  store: Pick<ContentStore, 'deviceCounters' | 'deviceListing'>;
   logger: Logger;
   /** The clock the windows and the timeline end at (tests fix it). */
   now?: () => Date;
@@ -49,15 +50,18 @@ export function createDevicesRpcHandler({ store, logger, now = () => new Date() 
     const { devices, timeline = false, listing = false } = request.payload as DevicesRequest;
     const at = now();
     try {
+      if (listing) {
+        return {
+          outcome: 'listed',
+          listing: (await store.deviceListing(devices)).map(toListingRow),
+        };
+      }
       const counters = await store.deviceCounters({
         now: at,
         ...(devices ? { devices } : {}),
-        windows: !listing,
-        ...(timeline && !listing ? { hoursSince: timelineSince(at) } : {}),
+        ...(timeline ? { hoursSince: timelineSince(at) } : {}),
       });
-      return listing
-        ? { outcome: 'listed', listing: toDeviceListing(counters) }
-        : { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
+      return { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
     } catch (error) {
       if (error instanceof AppError && error.code === 'store_unavailable') {
         logger.warn(
