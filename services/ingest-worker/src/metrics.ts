@@ -40,7 +40,10 @@ export function createIngestMetrics(
       const late = new Promise<undefined>((resolve) => {
         timer = setTimeout(() => resolve(undefined), 1000);
       });
-      const listing = fleet.listing().catch(() => undefined);
+      // A source that throws rather than rejects must not fail the scrape either.
+      const listing = Promise.resolve()
+        .then(() => fleet.listing())
+        .catch(() => undefined);
       read = {
         at: now,
         listing: Promise.race([listing, late]).finally(() => clearTimeout(timer)),
