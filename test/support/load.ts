@@ -3,13 +3,19 @@ import { post } from './gateway';
 
 export interface LoadReport {
   batches: number;
-  /** Answers other than 200 that the client retried (503 during an outage, connection errors). */
+  /**
+   * Answers other than 200 that the client retried (503 during an outage, 500 outcome_unknown,
+   * connection errors).
+   */
   retries: number;
 }
 
 /**
  * Posts `batches` batches of `size` items like a careful producer: each one until it gets a
- * 200, retrying 503s and connection errors after a short pause. At most `concurrency` in flight.
+ * 200, re-sending after a short pause what the API says may be re-sent: a 503 (nothing was
+ * stored), a 500 `outcome_unknown` (the broker connection went while the gateway waited for its
+ * confirm: the batch may be stored, and re-sending never stores an item twice, ADR 0005) and a
+ * connection error. Any other answer fails the load. At most `concurrency` in flight.
  */
 export async function sendBatches(
   url: string,
@@ -29,12 +35,16 @@ export async function sendBatches(
       const batch = buildBatch(options.device, i * options.size, options.size);
       for (;;) {
         if (Date.now() > deadline) throw new Error('load did not finish within 120 s');
-        const status = await post(`${url}/add`, batch).then(
-          (response) => response.status,
-          () => 0,
+        const { status, code } = await post(`${url}/add`, batch).then(
+          (response) => ({
+            status: response.status,
+            code: typeof response.body.code === 'string' ? response.body.code : undefined,
+          }),
+          () => ({ status: 0, code: undefined }),
         );
         if (status === 200) break;
-        if (status !== 503 && status !== 0) throw new Error(`batch ${i} answered ${status}`);
+        const resend = status === 503 || status === 0 || code === 'outcome_unknown';
+        if (!resend) throw new Error(`batch ${i} answered ${status} ${code ?? ''}`);
         report.retries += 1;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
