@@ -33,3 +33,9 @@ export function fromListingRow([
 ]: DeviceListingRow): DeviceListing {
   return { device_name, first_received_ms, last_received_ms, last_frame_ms, last_transcription_ms };
 }
+
+/** The device's newest item time over its content types (ms), or null when it has none. */
+export function lastItemOf(device: DeviceListing): number | null {
+  const { last_frame_ms: frame, last_transcription_ms: audio } = device;
+  return frame === null ? audio : audio === null ? frame : Math.max(frame, audio);
+}

@@ -83,3 +83,6 @@ export function windowShare(bucketStartMs: number, windowStartMs: number): numbe
 export function windowStarts(now: Date): { lastHour: number; last24h: number } {
   return { lastHour: now.getTime() - HOUR_MS, last24h: now.getTime() - 24 * HOUR_MS };
 }
+
+/** Device names in JavaScript's order (UTF-16 code units): every listing of counters is sorted so. */
+export const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

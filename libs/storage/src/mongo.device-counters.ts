@@ -2,6 +2,7 @@ import type { ContentType, DeviceListing } from '@screenfleet/contracts';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type { ContentDocument } from './content-store';
 import {
+  compareNames,
   hourStart,
   windowShare,
   windowStarts,
@@ -266,9 +267,7 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       }
       const all = [...byDevice.values()];
       for (const d of all) d.byContentType.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
-      return all.sort((a, b) =>
-        a.deviceName < b.deviceName ? -1 : a.deviceName > b.deviceName ? 1 : 0,
-      );
+      return all.sort((a, b) => compareNames(a.deviceName, b.deviceName));
     },
 
     /** The listing rows, folded from the devices' documents (no hour buckets read). */
@@ -306,15 +305,12 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
         const found = entry(doc.device_name);
         found.first_received_ms = earliest(found.first_received_ms, doc.first_received);
         found.last_received_ms = latest(found.last_received_ms, doc.last_received);
-        if (doc.content_type === 'frames') found.last_frame_ms = latest(null, doc.last_item);
-        if (doc.content_type === 'transcription') {
-          found.last_transcription_ms = latest(null, doc.last_item);
-        }
+        const lastItem = doc.last_item?.getTime() ?? null;
+        if (doc.content_type === 'frames') found.last_frame_ms = lastItem;
+        if (doc.content_type === 'transcription') found.last_transcription_ms = lastItem;
       }
       for (const doc of archiveDocs) entry(doc._id);
-      return [...byDevice.values()].sort((a, b) =>
-        a.device_name < b.device_name ? -1 : a.device_name > b.device_name ? 1 : 0,
-      );
+      return [...byDevice.values()].sort((a, b) => compareNames(a.device_name, b.device_name));
     },
 
     async recount(device: string): Promise<void> {

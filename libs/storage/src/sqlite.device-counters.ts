@@ -1,5 +1,11 @@
-import type { ContentType, DeviceListing } from '@screenfleet/contracts';
 import {
+  fromListingRow,
+  type ContentType,
+  type DeviceListing,
+  type DeviceListingRow,
+} from '@screenfleet/contracts';
+import {
+  compareNames,
   HOUR_MS,
   hourStart,
   windowStarts,
@@ -107,30 +113,11 @@ export async function readDeviceListing(
        GROUP BY n.device_name)`,
     named === null ? [] : [named],
   );
-  const rows = JSON.parse(row!.listing) as DeviceListingTuple[];
-  return rows
-    .map(
-      ([
-        device_name,
-        first_received_ms,
-        last_received_ms,
-        last_frame_ms,
-        last_transcription_ms,
-      ]) => ({
-        device_name,
-        first_received_ms,
-        last_received_ms,
-        last_frame_ms,
-        last_transcription_ms,
-      }),
-    )
+  // The statement's tuples are devices.reply's listing rows, column for column.
+  return (JSON.parse(row!.listing) as DeviceListingRow[])
+    .map(fromListingRow)
     .sort((a, b) => compareNames(a.device_name, b.device_name));
 }
-
-type DeviceListingTuple = [string, number | null, number | null, number | null, number | null];
-
-/** Device names in JavaScript's order (UTF-16), as every listing of counters is sorted. */
-const compareNames = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const date = (ms: number | null) => (ms === null ? null : new Date(ms));
 

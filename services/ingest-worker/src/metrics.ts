@@ -1,5 +1,10 @@
 import type { Outcome } from '@screenfleet/bus';
-import { captureStatusOf, queueNames, type DeviceListing } from '@screenfleet/contracts';
+import {
+  captureStatusOf,
+  lastItemOf,
+  queueNames,
+  type DeviceListing,
+} from '@screenfleet/contracts';
 import { Counter, Gauge, Histogram, type Registry } from '@screenfleet/runtime';
 
 /** How a search.rpc request ended: answered, or the refusal's code. */
@@ -88,11 +93,10 @@ export function createIngestMetrics(
             help: "A device's newest stored item time (Unix seconds), for devices seen in the last 30 days; every ingest worker reports the same: aggregate with max",
             labelNames: ['device'] as const,
             registers,
-            collect: perDevice(({ last_frame_ms: frame, last_transcription_ms: audio }) =>
-              frame === null && audio === null
-                ? undefined
-                : Math.max(frame ?? -Infinity, audio ?? -Infinity) / 1000,
-            ),
+            collect: perDevice((device) => {
+              const last = lastItemOf(device);
+              return last === null ? undefined : last / 1000;
+            }),
           }),
           deviceStalled: new Gauge({
             name: 'ingest_device_capture_stalled',

@@ -1,5 +1,6 @@
 import {
   captureStatusOf,
+  lastItemOf,
   NotFoundError,
   type AgentStatus,
   type CaptureStatus,
@@ -91,15 +92,11 @@ export function toDeviceSummary(
 
 /** The device's newest item time over its content types (ms), or null. */
 export function lastItemMs(record: DeviceCaptureRecord | undefined): number | null {
-  return newestOf(...Object.values(record?.by_content_type ?? {}).map(([, lastItem]) => lastItem));
-}
-
-function newestOf(...times: Array<number | null | undefined>): number | null {
-  let newest: number | null = null;
-  for (const time of times) {
-    if (time != null && (newest === null || time > newest)) newest = time;
+  let last: number | null = null;
+  for (const [, lastItem] of Object.values(record?.by_content_type ?? {})) {
+    if (lastItem !== null && (last === null || lastItem > last)) last = lastItem;
   }
-  return newest;
+  return last;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -128,11 +125,7 @@ export function pageOfDevices(
     .filter((name) => !allowed || allowed.includes(name))
     .map((name) => {
       const device = byName.get(name);
-      return {
-        name,
-        device,
-        lastItem: newestOf(device?.last_frame_ms, device?.last_transcription_ms),
-      };
+      return { name, device, lastItem: device ? lastItemOf(device) : null };
     })
     .filter(
       ({ name, device }) =>
