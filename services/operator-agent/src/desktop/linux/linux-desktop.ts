@@ -489,13 +489,14 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
       const ref = decodeRef(element.ref);
       const chars = Array.from(text);
       // The text is checked against the keymap (an X round trip) while the element is checked.
-      const [[states, interfaces], plan] = await Promise.all([
+      const typer = x11Typer(await x11Connection());
+      const [[states, interfaces]] = await Promise.all([
         Promise.all([liveStates(atspi, ref, element), atspi.interfaces(ref)]).catch(
           (error: unknown) => {
             throw isGoneError(error) ? new ElementGoneError(element) : error;
           },
         ),
-        x11Connection().then((connection) => x11Typer(connection).plan(chars)),
+        typer.check(chars),
       ]);
       if (!hasState(states, STATE.editable) || !interfaces.includes(IFACE.text)) {
         throw new ConflictError(
@@ -531,7 +532,7 @@ export async function createLinuxDesktop(options: LinuxDesktopOptions): Promise<
         }
       };
       try {
-        await input.exclusive(() => plan.type({ deadline: options.deadline, settled }));
+        await input.exclusive(() => typer.type(chars, { deadline: options.deadline, settled }));
       } finally {
         // The page shows the text: it has the keys, but a last key release may still be on its
         // way; the next focus waits as after a press. (Not from a ping after the keys, as a

@@ -3,9 +3,8 @@
  * character the keyboard map has (level 1, or level 2 with Shift) is typed with its key; any
  * other is lent a key of its own, one of the keycodes the map leaves empty (19 on Xvfb's map),
  * which gets its empty mapping back afterwards. Applications see ordinary key events, the same
- * as from a user. The keymap is read and the text checked first (plan()), so that a character
- * the desktop cannot type is refused before anything moves; the keys are planned again once the
- * input is ours, on the map as it is then.
+ * as from a user. check() reads the keymap first, so that a character the desktop cannot type is
+ * refused before anything moves; type() plans the keys on the map as it is when typing.
  *
  * Why lent keys stay mapped until the application shows the text: it reads the map when it
  * handles a key event, which can be after we sent the next ones; mapping a key again per
@@ -52,21 +51,18 @@ export interface TypeOptions extends CallOptions {
   settled(typed: number): Promise<void>;
 }
 
-/** A text checked against the keymap before anything is sent. */
-export interface TypingPlan {
-  /**
-   * Types the characters in order. Nothing goes down after the deadline (DeadlinePassedError,
-   * the characters before it typed); Shift is always released, and lent keys are given back.
-   */
-  type(options: TypeOptions): Promise<void>;
-}
-
 export interface TextTyper {
   /**
    * Reads the keymap and checks the characters against it: a ValidationError, before anything
    * is sent, for a character that cannot be typed on this desktop.
    */
-  plan(chars: readonly string[]): Promise<TypingPlan>;
+  check(chars: readonly string[]): Promise<void>;
+  /**
+   * Types the characters in order, their keys planned on the keymap as it is now. Nothing goes
+   * down after the deadline (DeadlinePassedError, the characters before it typed); Shift is
+   * always released, and lent keys are given back.
+   */
+  type(chars: readonly string[], options: TypeOptions): Promise<void>;
 }
 
 export function x11Typer(
@@ -199,21 +195,16 @@ export function x11Typer(
   };
 
   return {
-    async plan(chars) {
-      runs(chars, await readMap()); // refused here, before the focus moves
-      return {
-        async type(typeOptions) {
-          // Planned again from the map as it is now (the caller holds the input): since the
-          // check, the focus took its round trips, and the map may have changed meanwhile (a
-          // layout switch, another typing's lent keys); a key planned on the old map would type
-          // another character, or none.
-          const map = await readMap();
-          let typed = 0;
-          for (const run of runs(chars, map)) {
-            typed = await typeRun(map, run, typed, typeOptions);
-          }
-        },
-      };
+    async check(chars) {
+      runs(chars, await readMap());
+    },
+    async type(chars, typeOptions) {
+      // The map read again (the caller holds the input): since a check, the focus took its
+      // round trips, and the map may have changed meanwhile (a layout switch, another typing's
+      // lent keys); a key planned on the old map would type another character, or none.
+      const map = await readMap();
+      let typed = 0;
+      for (const run of runs(chars, map)) typed = await typeRun(map, run, typed, typeOptions);
     },
   };
 }
