@@ -1,7 +1,16 @@
 import AsyncDatabase from 'libsql/promise';
+import type { SqliteReaders } from './sqlite-readers';
 
 /** Checkpoints at most this often (a kick within it waits for the next commit). */
 const MIN_INTERVAL_MS = 100;
+/** The WAL's length (pages) past which the checkpointer gets it started over: 32 MiB of 4 KiB pages. */
+export const DEFAULT_MAX_WAL_PAGES = 8192;
+/** How long new reads are held, at most, waiting for the reads in progress to end. */
+const DRAIN_WAIT_MS = 1000;
+/** After reads in progress outlasted that wait, the next try waits this long. */
+const DRAIN_BACKOFF_MS = 10_000;
+/** How long, once no read is open, it waits for the writer to start the WAL over. */
+const RESTART_WAIT_MS = 500;
 
 export interface SqliteCheckpointer {
   /** After a commit: copies the WAL into the database file unless a copy runs or just ran. */
@@ -17,26 +26,67 @@ export interface SqliteCheckpointer {
  * was most of a commit's time. PASSIVE: it waits for neither readers nor the writer and copies
  * what no reader still needs; SQLite starts the WAL over at the next commit once all is copied.
  * The writer keeps an autocheckpoint of its own at 10,000 pages, should this ever fall behind.
+ *
+ * Reads that overlap without a gap (searches back to back, several clients) would keep the WAL
+ * from ever starting over: each read pins the pages of its snapshot, and the writer may start
+ * the WAL over only when no read uses it (SQLite's "checkpoint starvation"). It grew 400 MB in
+ * 12 s so. Past `maxWalPages` pages the checkpointer makes the gap: it holds new reads (at most
+ * 1 s) until the reads in progress end, copies everything, and lets reads go once the writer's
+ * next commit has started the WAL over (at most 0.5 s more).
  */
 export async function startSqliteCheckpointer(
   file: string,
-  options: { busyTimeoutMs: number },
+  options: { busyTimeoutMs: number; readers: SqliteReaders; maxWalPages?: number },
 ): Promise<SqliteCheckpointer> {
+  const { readers, maxWalPages = DEFAULT_MAX_WAL_PAGES } = options;
   const db = new AsyncDatabase(file);
   await db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}; PRAGMA synchronous = FULL;`);
+  const checkpoint = await db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   let running: Promise<void> | undefined;
   let last = 0;
+  let drainAfter = 0;
   let closed = false;
+  const onCommit = new Set<() => void>();
+
+  /** Copies what no read needs; resolves with the WAL's length in pages. */
+  async function copy(): Promise<number> {
+    const [row] = (await checkpoint.all()) as Array<{ log: number }>;
+    return row?.log ?? 0;
+  }
+
+  function nextCommit(waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        onCommit.delete(done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      onCommit.add(done);
+    });
+  }
+
+  /** With no read open: copies everything and waits for the writer to start the WAL over. */
+  async function startOver(): Promise<void> {
+    const until = performance.now() + RESTART_WAIT_MS;
+    while (!closed && (await copy()) >= maxWalPages && performance.now() < until) {
+      await nextCommit(until - performance.now());
+    }
+  }
+
+  async function pass(): Promise<void> {
+    if ((await copy()) < maxWalPages || closed || performance.now() < drainAfter) return;
+    const drained = await readers.withoutReads(startOver, DRAIN_WAIT_MS);
+    if (!drained) drainAfter = performance.now() + DRAIN_BACKOFF_MS;
+  }
+
   return {
     kick() {
+      for (const done of [...onCommit]) done();
       if (closed || running || performance.now() - last < MIN_INTERVAL_MS) return;
-      running = db
-        .exec('PRAGMA wal_checkpoint(PASSIVE)')
+      running = pass()
         // Best effort: what it leaves, the next one or the writer's autocheckpoint copies.
-        .then(
-          () => undefined,
-          () => undefined,
-        )
+        .catch(() => undefined)
         .finally(() => {
           running = undefined;
           last = performance.now();
@@ -44,6 +94,7 @@ export async function startSqliteCheckpointer(
     },
     async close() {
       closed = true;
+      for (const done of [...onCommit]) done();
       await running;
       db.close();
     },

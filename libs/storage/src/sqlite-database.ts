@@ -19,6 +19,11 @@ export interface SqliteDatabaseOptions {
   readers?: number;
   /** Bounds on one group commit (default 5,000 items, 32 MiB of documents). */
   group?: Partial<WriterLimits>;
+  /**
+   * The WAL's length (pages) past which reads that overlap without a gap are held until it has
+   * started over (sqlite-checkpointer.ts; default 8,192).
+   */
+  maxWalPages?: number;
 }
 
 /**
@@ -65,7 +70,11 @@ export async function openSqliteDatabase(
   let readers: SqliteReaders | undefined;
   try {
     readers = await openSqliteReaders(file, { connections: options.readers ?? 4, busyTimeoutMs });
-    checkpointer = await startSqliteCheckpointer(file, { busyTimeoutMs });
+    checkpointer = await startSqliteCheckpointer(file, {
+      busyTimeoutMs,
+      readers,
+      maxWalPages: options.maxWalPages,
+    });
   } catch (error) {
     await writer.close();
     await readers?.close();

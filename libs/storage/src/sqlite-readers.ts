@@ -22,6 +22,13 @@ export interface SqliteReaders {
    * snapshot: what was committed when it started, whatever commits meanwhile.
    */
   query<T>(sql: string, params: readonly unknown[], options?: ReadOptions): Promise<T[]>;
+  /**
+   * Holds new reads, waits up to `waitMs` for the reads in progress to end, then runs `task`
+   * while no read is open, and lets the held reads start. Resolves false without running `task`
+   * when reads were still in progress at `waitMs`. The checkpointer's way to a WAL no reader
+   * pins (sqlite-checkpointer.ts).
+   */
+  withoutReads(task: () => Promise<void>, waitMs: number): Promise<boolean>;
   /** Waits for the reads in progress, then closes the connections. */
   close(): Promise<void>;
 }
@@ -57,7 +64,25 @@ export async function openSqliteReaders(
     throw error;
   }
   let inUse = 0;
-  let drained: (() => void) | undefined;
+  /** Called each time the last read in progress ends. */
+  const onIdle = new Set<() => void>();
+  /** While set, new reads wait for it (withoutReads). */
+  let held: Promise<void> | undefined;
+
+  /** Resolves true once no read is in progress, false if reads still are at `waitMs`. */
+  function noReadsWithin(waitMs: number): Promise<boolean> {
+    if (inUse === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (result: boolean) => {
+        onIdle.delete(ended);
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const ended = () => done(true);
+      const timer = Number.isFinite(waitMs) ? setTimeout(() => done(false), waitMs) : undefined;
+      onIdle.add(ended);
+    });
+  }
 
   function acquire(): Promise<Reader> {
     const reader = idle.pop();
@@ -104,6 +129,7 @@ export async function openSqliteReaders(
 
   return {
     async query<T>(sql: string, params: readonly unknown[], options: ReadOptions = {}) {
+      while (held) await held;
       if (all.length === 0) throw new Error('the SQLite readers are closed');
       inUse += 1;
       const reader = await acquire();
@@ -112,11 +138,24 @@ export async function openSqliteReaders(
       } finally {
         release(reader);
         inUse -= 1;
-        if (inUse === 0) drained?.();
+        if (inUse === 0) for (const ended of [...onIdle]) ended();
+      }
+    },
+    async withoutReads(task, waitMs) {
+      while (held) await held;
+      let letGo!: () => void;
+      held = new Promise((resolve) => (letGo = resolve));
+      try {
+        if (!(await noReadsWithin(waitMs))) return false;
+        await task();
+        return true;
+      } finally {
+        held = undefined;
+        letGo();
       }
     },
     async close() {
-      if (inUse > 0) await new Promise<void>((resolve) => (drained = resolve));
+      await noReadsWithin(Infinity);
       for (const reader of all.splice(0)) reader.db.close();
     },
   };

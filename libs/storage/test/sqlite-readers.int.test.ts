@@ -69,4 +69,44 @@ describe('sqlite reader connections', () => {
     expect(await queued).toBeInstanceOf(TimeoutError);
     expect(await first).toBeInstanceOf(TimeoutError);
   });
+
+  it('when a task must run without reads, then it waits for the read in progress, and a read asked meanwhile starts after it', async () => {
+    const events: string[] = [];
+    const started = performance.now();
+    // Stopped at its deadline, 300 ms from now: until then it is in progress.
+    const inProgress = database.readers
+      .query(slow, [], { deadline: started + 300 })
+      .catch((e: unknown) => e);
+    let taskAfter = 0;
+    const task = database.readers.withoutReads(async () => {
+      taskAfter = performance.now() - started;
+      events.push('task');
+    }, 5000);
+    const askedMeanwhile = database.readers
+      .query('SELECT 1 AS one', [])
+      .then(() => events.push('read asked meanwhile ended'));
+
+    expect(await task).toBe(true);
+    expect(await inProgress).toBeInstanceOf(TimeoutError);
+    // (less a few ms: libuv fires a timer by its loop's clock, read once per turn)
+    expect(taskAfter).toBeGreaterThanOrEqual(295);
+    await askedMeanwhile;
+    expect(events).toEqual(['task', 'read asked meanwhile ended']);
+  });
+
+  it('when the reads in progress outlast the wait, then the task does not run, and the held reads go on', async () => {
+    let ran = false;
+    const inProgress = database.readers
+      .query(slow, [], { deadline: performance.now() + 1000 })
+      .catch(() => undefined);
+    const task = database.readers.withoutReads(async () => {
+      ran = true;
+    }, 100);
+    const held = database.readers.query<{ one: number }>('SELECT 1 AS one', []);
+
+    expect(await task).toBe(false);
+    expect(ran).toBe(false);
+    await inProgress;
+    expect(await held).toEqual([{ one: 1 }]);
+  });
 });
