@@ -16,9 +16,10 @@
  * process, its writer thread and libsql's reader threads together (VmHWM).
  * Then the same half load into a copy of bench:search's 1M-item file (bench/search-dataset.ts),
  * while this process runs relevance searches for a common word over all of it, back to back:
- * POST /add latency, and every status of both.
+ * POST /add latency, every status of both and the WAL's peak size; and the same into another
+ * copy with no search, the baseline for what the searches cost (each after a warm-up).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddRequest } from '@screenfleet/contracts';
@@ -85,19 +86,22 @@ function launch(dataDir: string): Launcher {
   });
 }
 
-const load = (url: string, device: string, rate = 0, allowFailures = false) =>
+const load = (url: string, device: string, rate = 0, allowFailures = false, batches = BATCHES) =>
   runIngestLoad(
-    { url, token: TOKEN, device, batches: BATCHES, items: ITEMS, concurrency: CONCURRENCY, rate },
+    { url, token: TOKEN, device, batches, items: ITEMS, concurrency: CONCURRENCY, rate },
     { allowFailures },
   );
 
-/** Relevance searches for `q` over everything, one after another, until `done` settles. */
-async function searchUntil(url: string, q: string, done: Promise<unknown>) {
+/**
+ * Relevance searches for `q` over everything, one after another, until `done` settles (at least
+ * `least` of them).
+ */
+async function searchUntil(url: string, q: string, done: Promise<unknown>, least = 0) {
   let finished = false;
   void done.finally(() => (finished = true)).catch(() => undefined);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
-  while (!finished) {
+  while (!finished || latencies.length < least) {
     const started = performance.now();
     const query = new URLSearchParams({ q, order: 'relevance' }).toString();
     const response = await fetch(`${url}/search?${query}`, {
@@ -110,35 +114,70 @@ async function searchUntil(url: string, q: string, done: Promise<unknown>) {
   return { latencies, statuses };
 }
 
-/** Half load into a copy of the 1M-item file while relevance searches run over it. */
-async function underSearches(dir: string, halfRate: number) {
+/** Batches posted to a fresh server before a measured phase (not counted). */
+const WARMUP_BATCHES = 50;
+
+/** The largest size the file reaches while `done` is pending, sampled every 100 ms (MB). */
+async function peakSizeMb(file: string, done: Promise<unknown>): Promise<number> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      peak = Math.max(peak, statSync(file).size);
+    } catch {
+      // not there yet, or started over meanwhile
+    }
+  };
+  const timer = setInterval(sample, 100);
+  await done.catch(() => undefined);
+  clearInterval(timer);
+  sample();
+  return Math.round(peak / 104857.6) / 10;
+}
+
+/**
+ * Half load into a fresh copy of the 1M-item file, while this process runs relevance searches
+ * for a common word over all of it back to back, or with no search (the baseline: the big
+ * file's own cost). Each server is warmed first (WARMUP_BATCHES batches and one search, reported
+ * apart): a fresh process's first requests compile code and read the file's pages cold, which is
+ * its start, not the steady state this measures.
+ */
+async function underSearches(dir: string, halfRate: number, searching: boolean) {
   const dataset = await searchDataset(SEARCH_ITEMS, log);
-  const dataDir = path.join(dir, 'searched');
+  const dataDir = path.join(dir, searching ? 'searched' : 'not-searched');
   mkdirSync(dataDir, { mode: 0o700 });
   let started = performance.now();
-  copyFileSync(dataset, path.join(dataDir, 'screenfleet.db')); // the load writes into it
+  const file = path.join(dataDir, 'screenfleet.db');
+  copyFileSync(dataset, file); // the load writes into it
   log(`copied the ${SEARCH_ITEMS}-item file in ${Math.round(performance.now() - started)} ms`);
   const launcher = launch(dataDir);
   try {
     const url = `http://127.0.0.1:${await launcher.apiPort}`;
     const [word] = bandWords('common', 1);
+    const warmup = await load(url, 'warm-up', halfRate, true, WARMUP_BATCHES);
+    await searchUntil(url, word!, Promise.resolve(), 1);
     started = performance.now();
     const adding = load(url, 'under-search', halfRate, true);
-    const searches = await searchUntil(url, word!, adding);
+    const walPeakMb = peakSizeMb(`${file}-wal`, adding);
+    const searches = searching ? await searchUntil(url, word!, adding) : undefined;
     const added = await adding;
-    log(`under searches: ${Math.round((performance.now() - started) / 1000)} s`);
+    log(
+      `${searching ? 'under searches' : 'no search'}: ${Math.round((performance.now() - started) / 1000)} s`,
+    );
     return {
-      items_searched: SEARCH_ITEMS,
-      search_q: word,
+      warmup_post_add_ms: percentiles(warmup.latencies, [50, 99]),
       post_add_ms: percentiles(added.latencies, [50, 99]),
       post_add_statuses: added.statuses,
-      searches: searches.latencies.length,
-      search_ms: percentiles(searches.latencies, [50, 95]),
-      search_statuses: searches.statuses,
+      wal_peak_mb: await walPeakMb,
+      ...(searches && {
+        searches: searches.latencies.length,
+        search_ms: percentiles(searches.latencies, [50, 95]),
+        search_statuses: searches.statuses,
+      }),
       server_peak_rss_mb: peakRssMb(launcher.pid),
     };
   } finally {
     await launcher.stop('SIGINT');
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -164,7 +203,8 @@ async function main(): Promise<void> {
     const half = await load(url, 'half', halfRate);
     const rss = peakRssMb(launcher.pid);
     await launcher.stop('SIGINT');
-    const searched = SEARCH_ITEMS > 0 ? await underSearches(dir, halfRate) : 'skipped';
+    const searched = SEARCH_ITEMS > 0 ? await underSearches(dir, halfRate, true) : 'skipped';
+    const notSearched = SEARCH_ITEMS > 0 ? await underSearches(dir, halfRate, false) : 'skipped';
     const result = {
       bench: 'embedded',
       batches: BATCHES,
@@ -178,7 +218,10 @@ async function main(): Promise<void> {
       half_load_batches_per_s: Math.round(halfRate),
       post_add_ms: percentiles(half.latencies, [50, 99]),
       server_peak_rss_mb: rss,
+      items_searched: SEARCH_ITEMS,
+      search_q: bandWords('common', 1)[0],
       under_relevance_searches: searched,
+      same_load_no_search: notSearched,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
