@@ -3,8 +3,12 @@ import type { SqliteReaders } from './sqlite-readers';
 
 /** Checkpoints at most this often (a kick within it waits for the next commit). */
 const MIN_INTERVAL_MS = 100;
-/** The WAL's length (pages) past which the checkpointer gets it started over: 32 MiB of 4 KiB pages. */
-export const DEFAULT_MAX_WAL_PAGES = 8192;
+/**
+ * The WAL's length (pages) past which the checkpointer gets it started over: 16 MiB of 4 KiB
+ * pages, so that what accumulates while a long read ends stays under the writer's own
+ * checkpoint at 10,000 pages (a commit that runs it takes ~90 ms on the 1M-item file).
+ */
+export const DEFAULT_MAX_WAL_PAGES = 4096;
 /** How long new reads are held, at most, waiting for the reads in progress to end. */
 const DRAIN_WAIT_MS = 1000;
 /** After reads in progress outlasted that wait, the next try waits this long. */
@@ -24,15 +28,16 @@ export interface SqliteCheckpointer {
  * time the WAL passes 1,000 pages, with an fsync of the database file; on a big file (an insert
  * dirties pages all over the id index and FTS5 merges segments: 10-40 KB of WAL an item) that
  * was most of a commit's time. PASSIVE: it waits for neither readers nor the writer and copies
- * what no reader still needs; SQLite starts the WAL over at the next commit once all is copied.
+ * what no reader still needs; the next write starts the WAL over once all is copied (below).
  * The writer keeps an autocheckpoint of its own at 10,000 pages, should this ever fall behind.
  *
- * Reads that overlap without a gap (searches back to back, several clients) would keep the WAL
- * from ever starting over: each read pins the pages of its snapshot, and the writer may start
- * the WAL over only when no read uses it (SQLite's "checkpoint starvation"). It grew 400 MB in
- * 12 s so. Past `maxWalPages` pages the checkpointer makes the gap: it holds new reads (at most
- * 1 s) until the reads in progress end, copies everything, and lets reads go once the writer's
- * next commit has started the WAL over (at most 0.5 s more).
+ * The writer may start the WAL over only at the start of a write, when every page is copied and
+ * no read uses the WAL, and under load neither happens by itself: the writer begins its next
+ * transaction while this still copies the last, and reads that overlap without a gap (searches
+ * back to back) pin it for good (SQLite's "checkpoint starvation": 400 MB in 12 s). So past
+ * `maxWalPages` pages it makes the gap: it holds new reads (at most 1 s) until the reads in
+ * progress end, copies everything after each commit, and lets reads go once a commit has
+ * started the WAL over (at most 0.5 s more). docs/adr/0011.
  */
 export async function startSqliteCheckpointer(
   file: string,

@@ -21,7 +21,7 @@ export interface SqliteDatabaseOptions {
   group?: Partial<WriterLimits>;
   /**
    * The WAL's length (pages) past which reads that overlap without a gap are held until it has
-   * started over (sqlite-checkpointer.ts; default 8,192).
+   * started over (sqlite-checkpointer.ts; default 4,096).
    */
   maxWalPages?: number;
 }
