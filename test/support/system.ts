@@ -10,7 +10,7 @@
  * Either way the test reads back through the same ContentStore port the workers write with.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -195,11 +195,26 @@ export interface Launcher {
 }
 
 /**
+ * The node options `npm start` runs the launcher with, read from package.json's start script
+ * (their one home), so that tests and benches start what production runs.
+ */
+function startNodeOptions(cwd: string): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const command = /\bnode((?:\s+--\S+)*)\s+bin\/dist\/start\.js/.exec(scripts.start ?? '');
+  if (!command)
+    throw new Error("package.json's start script no longer runs node bin/dist/start.js");
+  return command[1]!.split(/\s+/).filter(Boolean);
+}
+
+/**
  * `npm start`'s launcher (bin/dist/start.js, compiled as production runs it: `npm run test:int`
- * builds first) with exactly this environment.
+ * builds first, with the start script's node options) with exactly this environment.
  */
 export function startLauncher(env: Record<string, string>, cwd = root): Launcher {
-  const child = spawn(process.execPath, [path.join(cwd, 'bin/dist/start.js')], {
+  const script = path.join(cwd, 'bin/dist/start.js');
+  const child = spawn(process.execPath, [...startNodeOptions(cwd), script], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

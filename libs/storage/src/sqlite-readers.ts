@@ -19,7 +19,8 @@ export interface SqliteReaders {
    * that answer in one row (an aggregate: count(*), group_concat, json_group_array): libsql runs
    * a statement's first step on a thread of its own (off the event loop, where an interrupt can
    * stop it), but steps for later rows on the caller's thread. One statement reads one WAL
-   * snapshot: what was committed when it started, whatever commits meanwhile.
+   * snapshot: what was committed when it started, whatever commits meanwhile. A read may wait
+   * (at most 1.5 s, about once per 16 MiB written) while the checkpointer starts the WAL over.
    */
   query<T>(sql: string, params: readonly unknown[], options?: ReadOptions): Promise<T[]>;
   /**
