@@ -20,7 +20,7 @@ export interface SqliteDatabaseOptions {
   /** Bounds on one group commit (default 5,000 items, 32 MiB of documents). */
   group?: Partial<WriterLimits>;
   /**
-   * The WAL's length (pages) past which reads that overlap without a gap are held until it has
+   * The WAL's length (pages) past which the checkpointer holds new reads until the WAL has
    * started over (sqlite-checkpointer.ts; default 4,096).
    */
   maxWalPages?: number;
