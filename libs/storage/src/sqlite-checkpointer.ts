@@ -1,4 +1,5 @@
 import AsyncDatabase from 'libsql/promise';
+import { createBoundedSignal } from './bounded-signal';
 import type { SqliteReaders } from './sqlite-readers';
 
 /** Checkpoints at most this often (a kick within it waits for the next commit). */
@@ -51,7 +52,7 @@ export async function startSqliteCheckpointer(
   let last = 0;
   let drainAfter = 0;
   let closed = false;
-  const onCommit = new Set<() => void>();
+  const committed = createBoundedSignal();
 
   /** Copies what no read needs; resolves with the WAL's length in pages. */
   async function copy(): Promise<number> {
@@ -59,23 +60,11 @@ export async function startSqliteCheckpointer(
     return row?.log ?? 0;
   }
 
-  function nextCommit(waitMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        onCommit.delete(done);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, waitMs);
-      onCommit.add(done);
-    });
-  }
-
   /** With no read open: copies everything and waits for the writer to start the WAL over. */
   async function startOver(): Promise<void> {
     const until = performance.now() + RESTART_WAIT_MS;
     while (!closed && (await copy()) >= maxWalPages && performance.now() < until) {
-      await nextCommit(until - performance.now());
+      await committed.wait(until - performance.now());
     }
   }
 
@@ -87,7 +76,7 @@ export async function startSqliteCheckpointer(
 
   return {
     kick() {
-      for (const done of [...onCommit]) done();
+      committed.notify();
       if (closed || running || performance.now() - last < MIN_INTERVAL_MS) return;
       running = pass()
         // Best effort: what it leaves, the next one or the writer's autocheckpoint copies.
@@ -99,7 +88,7 @@ export async function startSqliteCheckpointer(
     },
     async close() {
       closed = true;
-      for (const done of [...onCommit]) done();
+      committed.notify();
       await running;
       db.close();
     },

@@ -1,5 +1,6 @@
 import { TimeoutError } from '@screenfleet/contracts';
 import AsyncDatabase, { type Statement } from 'libsql/promise';
+import { createBoundedSignal } from './bounded-signal';
 
 export interface ReadOptions {
   /**
@@ -65,24 +66,14 @@ export async function openSqliteReaders(
     throw error;
   }
   let inUse = 0;
-  /** Called each time the last read in progress ends. */
-  const onIdle = new Set<() => void>();
+  /** Happens each time the last read in progress ends. */
+  const lastReadEnded = createBoundedSignal();
   /** While set, new reads wait for it (withoutReads). */
   let held: Promise<void> | undefined;
 
   /** Resolves true once no read is in progress, false if reads still are at `waitMs`. */
   function noReadsWithin(waitMs: number): Promise<boolean> {
-    if (inUse === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (result: boolean) => {
-        onIdle.delete(ended);
-        clearTimeout(timer);
-        resolve(result);
-      };
-      const ended = () => done(true);
-      const timer = Number.isFinite(waitMs) ? setTimeout(() => done(false), waitMs) : undefined;
-      onIdle.add(ended);
-    });
+    return inUse === 0 ? Promise.resolve(true) : lastReadEnded.wait(waitMs);
   }
 
   function acquire(): Promise<Reader> {
@@ -139,7 +130,7 @@ export async function openSqliteReaders(
       } finally {
         release(reader);
         inUse -= 1;
-        if (inUse === 0) for (const ended of [...onIdle]) ended();
+        if (inUse === 0) lastReadEnded.notify();
       }
     },
     async withoutReads(task, waitMs) {
