@@ -64,6 +64,24 @@ function npmStart(): Promise<Started> {
   });
 }
 
+/**
+ * The memory settings the server process runs with (README: `npm start` sets both): glibc's
+ * arena cap from its environment and V8's young generation from its command line.
+ */
+function memorySettings(started: Started): Record<string, string | undefined> {
+  const found = spawnSync('pgrep', ['-g', String(started.child.pid), '-f', 'bin/dist/start.js'], {
+    encoding: 'utf8',
+  });
+  const pid = found.stdout.trim().split('\n')[0];
+  const entries = (file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
+  const option = (prefix: string, list: string[]) =>
+    list.find((entry) => entry.startsWith(prefix))?.slice(prefix.length);
+  return {
+    mallocArenaMax: option('MALLOC_ARENA_MAX=', entries('environ')),
+    maxSemiSpaceSize: option('--max-semi-space-size=', entries('cmdline')),
+  };
+}
+
 /** Ctrl-C (SIGINT to the group) or a crash (SIGKILL to the group); resolves once npm exited. */
 function signalGroup(started: Started, signal: NodeJS.Signals): Promise<void> {
   const exited = new Promise<void>((resolve) => started.child.once('close', () => resolve()));
@@ -106,6 +124,7 @@ async function main() {
 
   const first = await npmStart();
   report.port = first.port;
+  report.memorySettings = memorySettings(first);
   const token = readFileSync(path.join(clone, 'data', 'gateway-token'), 'utf8').trim();
   report.firstPost = await post(first.port, token, buildBatch('newcomer', 0, 3));
   report.storedAfterPost = (await storedIds()).size;
