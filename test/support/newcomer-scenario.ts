@@ -69,10 +69,14 @@ function npmStart(): Promise<Started> {
  * arena cap from its environment and V8's young generation from its command line.
  */
 function memorySettings(started: Started): Record<string, string | undefined> {
-  const found = spawnSync('pgrep', ['-g', String(started.child.pid), '-f', 'bin/dist/start.js'], {
-    encoding: 'utf8',
-  });
-  const pid = found.stdout.trim().split('\n')[0];
+  // node itself, not the shell npm runs the script in (its command line names the file too).
+  const found = spawnSync(
+    'pgrep',
+    ['-g', String(started.child.pid), '-f', '^[^ ]*node .*bin/dist/start\\.js'],
+    { encoding: 'utf8' },
+  );
+  const pid = found.stdout.trim();
+  if (!/^\d+$/.test(pid)) throw new Error(`no single server process: ${found.stdout}`);
   const entries = (file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
   const option = (prefix: string, list: string[]) =>
     list.find((entry) => entry.startsWith(prefix))?.slice(prefix.length);
