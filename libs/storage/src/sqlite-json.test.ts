@@ -31,4 +31,20 @@ describe('sqlite JSON encoding', () => {
 
     expect(fromJson(toJson(value))).toEqual(value);
   });
+
+  it('when a value holds what JSON leaves out or encodes by toJSON, then it is encoded as JSON.stringify encodes it', () => {
+    const value = {
+      absent: undefined,
+      list: [undefined, 1, () => 2],
+      own: { toJSON: () => 'encoded by its toJSON' },
+      big: { nested: [{ at: new Date(0), left: undefined }] },
+    };
+
+    expect(toJson(value)).toBe(
+      JSON.stringify({
+        ...value,
+        big: { nested: [{ at: { $date: '1970-01-01T00:00:00.000Z' } }] },
+      }),
+    );
+  });
 });

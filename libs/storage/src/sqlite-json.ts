@@ -5,10 +5,23 @@
  * documents have none.
  */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, function (this: Record<string, unknown>, key, encoded: unknown) {
-    // `encoded` is already Date.prototype.toJSON's ISO string; `this[key]` is the Date itself.
-    return this[key] instanceof Date ? { $date: encoded } : encoded;
-  });
+  // The Dates are tagged first, then the copy is stringified with no replacer: a replacer is a
+  // call for every value, which made this a third slower on the stored documents.
+  return JSON.stringify(tagDates(value));
+}
+
+function tagDates(value: unknown): unknown {
+  if (value instanceof Date) {
+    return { $date: Number.isNaN(value.getTime()) ? null : value.toISOString() };
+  }
+  if (Array.isArray(value)) return value.map(tagDates);
+  // Anything with its own toJSON is left to JSON.stringify, which calls it.
+  if (typeof value !== 'object' || value === null || 'toJSON' in value) return value;
+  const tagged: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    tagged[key] = tagDates((value as Record<string, unknown>)[key]);
+  }
+  return tagged;
 }
 
 export function fromJson<T>(text: string): T {
