@@ -94,7 +94,7 @@ describe('a newcomer with only Node runs `npm start` on a fresh clone', () => {
       goOnPath: false,
       brokerPortOpen: false,
       port: 3030,
-      memorySettings: { mallocArenaMax: '2', maxSemiSpaceSize: '2' },
+      nodeOptions: ['--max-semi-space-size=2', '--heap-growing-percent=50'],
       firstPost: 200,
       storedAfterPost: 3,
       archiveStatus: { status: 200, body: { pending_count: 0, storage_used: 0 } },

@@ -65,10 +65,10 @@ function npmStart(): Promise<Started> {
 }
 
 /**
- * The memory settings the server process runs with (README: `npm start` sets both): glibc's
- * arena cap from its environment and V8's young generation from its command line.
+ * The node options the server process runs with (README: `npm start` sets its memory ones), read
+ * from its command line.
  */
-function memorySettings(started: Started): Record<string, string | undefined> {
+function serverNodeOptions(started: Started): string[] {
   // node itself, not the shell npm runs the script in (its command line names the file too).
   const found = spawnSync(
     'pgrep',
@@ -77,13 +77,8 @@ function memorySettings(started: Started): Record<string, string | undefined> {
   );
   const pid = found.stdout.trim();
   if (!/^\d+$/.test(pid)) throw new Error(`no single server process: ${found.stdout}`);
-  const entries = (file: string) => readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
-  const option = (prefix: string, list: string[]) =>
-    list.find((entry) => entry.startsWith(prefix))?.slice(prefix.length);
-  return {
-    mallocArenaMax: option('MALLOC_ARENA_MAX=', entries('environ')),
-    maxSemiSpaceSize: option('--max-semi-space-size=', entries('cmdline')),
-  };
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return argv.filter((arg) => arg.startsWith('--'));
 }
 
 /** Ctrl-C (SIGINT to the group) or a crash (SIGKILL to the group); resolves once npm exited. */
@@ -128,7 +123,7 @@ async function main() {
 
   const first = await npmStart();
   report.port = first.port;
-  report.memorySettings = memorySettings(first);
+  report.nodeOptions = serverNodeOptions(first);
   const token = readFileSync(path.join(clone, 'data', 'gateway-token'), 'utf8').trim();
   report.firstPost = await post(first.port, token, buildBatch('newcomer', 0, 3));
   report.storedAfterPost = (await storedIds()).size;

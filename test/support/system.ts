@@ -195,39 +195,28 @@ export interface Launcher {
 }
 
 /**
- * How `npm start` runs the launcher, read from package.json's start script (its one home): the
- * environment it sets (`NAME=value` before node) and node's options, so that tests and benches
- * start what production runs.
+ * The node options `npm start` runs the launcher with, read from package.json's start script
+ * (their one home), so that tests and benches start what production runs.
  */
-function startCommand(cwd: string): { env: Record<string, string>; nodeOptions: string[] } {
+function startNodeOptions(cwd: string): string[] {
   const { scripts } = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const command = /((?:\b\w+=\S+\s+)*)node((?:\s+--\S+)*)\s+bin\/dist\/start\.js/.exec(
-    scripts.start ?? '',
-  );
+  const command = /\bnode((?:\s+--\S+)*)\s+bin\/dist\/start\.js/.exec(scripts.start ?? '');
   if (!command)
     throw new Error("package.json's start script no longer runs node bin/dist/start.js");
-  const words = (text: string) => text.split(/\s+/).filter(Boolean);
-  const env = Object.fromEntries(
-    words(command[1]!).map((word) => [
-      word.slice(0, word.indexOf('=')),
-      word.slice(word.indexOf('=') + 1),
-    ]),
-  );
-  return { env, nodeOptions: words(command[2]!) };
+  return command[1]!.split(/\s+/).filter(Boolean);
 }
 
 /**
  * `npm start`'s launcher (bin/dist/start.js, compiled as production runs it: `npm run test:int`
- * builds first, with the start script's environment and node options) with this environment too.
+ * builds first, with the start script's node options) with exactly this environment.
  */
 export function startLauncher(env: Record<string, string>, cwd = root): Launcher {
   const script = path.join(cwd, 'bin/dist/start.js');
-  const start = startCommand(cwd);
-  const child = spawn(process.execPath, [...start.nodeOptions, script], {
+  const child = spawn(process.execPath, [...startNodeOptions(cwd), script], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...start.env, ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
