@@ -12,8 +12,10 @@
  * server's is, so that each run compares inserts into files of one size.
  * Ours: the launcher (bin/start.ts, embedded) as its own process, load from a third process
  * (bench/ingest-load.ts), BENCH_RUNS runs alternating with the baseline; the medians compared.
- * Then POST /add latency at half the measured maximum rate, and the server's peak RSS: the one
- * process, its writer thread and libsql's reader threads together (VmHWM).
+ * Then the latency floor: LONE_BATCHES batches one at a time, through the server (POST /add) and
+ * into the baseline's file by the store alone (a transaction each). Then POST /add latency at
+ * half the measured maximum rate, and the server's peak RSS: the one process, its writer thread
+ * and libsql's reader threads together (VmHWM).
  * Then the same half load into a copy of bench:search's 1M-item file (bench/search-dataset.ts),
  * while this process runs relevance searches for a common word over all of it, back to back:
  * POST /add latency, every status of both and the WAL's peak size; and the same into another
@@ -69,6 +71,21 @@ async function openBaseline(dir: string) {
       for (let i = 0; i < docs.length; i += 1000) await store.insertItems(docs.slice(i, i + 1000));
       return docs.length / ((performance.now() - started) / 1000);
     },
+    /**
+     * Each of `batches` batches' documents inserted alone, one after another, one transaction
+     * each: what the store needs for one batch with nothing else to do (ms each).
+     */
+    async lone(device: string, batches: number): Promise<number[]> {
+      const receivedAt = new Date().toISOString();
+      const latencies: number[] = [];
+      for (let i = 0; i < batches; i++) {
+        const request = buildBatch(device, i * ITEMS, ITEMS) as AddRequest;
+        const started = performance.now();
+        await store.insertItems(toDocuments({ received_at: receivedAt, request }));
+        latencies.push(performance.now() - started);
+      }
+      return latencies;
+    },
     async close() {
       await database.close();
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
@@ -86,11 +103,21 @@ function launch(dataDir: string): Launcher {
   });
 }
 
-const load = (url: string, device: string, rate = 0, allowFailures = false, batches = BATCHES) =>
+const load = (
+  url: string,
+  device: string,
+  rate = 0,
+  allowFailures = false,
+  batches = BATCHES,
+  concurrency = CONCURRENCY,
+) =>
   runIngestLoad(
-    { url, token: TOKEN, device, batches, items: ITEMS, concurrency: CONCURRENCY, rate },
+    { url, token: TOKEN, device, batches, items: ITEMS, concurrency, rate },
     { allowFailures },
   );
+
+/** Batches posted one at a time (and inserted alone by the store) for the latency floor. */
+const LONE_BATCHES = Number(process.env.BENCH_LONE_BATCHES ?? 200);
 
 /**
  * Relevance searches for `q` over everything, one after another, until `done` settles (at least
@@ -189,6 +216,8 @@ async function main(): Promise<void> {
     const ours: number[] = [];
     const raw: number[] = [];
     const baseline = await openBaseline(dir);
+    let loneStore: number[] = [];
+    let loneOurs: number[] = [];
     try {
       for (let i = 0; i < RUNS; i++) {
         raw.push(await baseline.run(`raw-${i}`));
@@ -196,6 +225,9 @@ async function main(): Promise<void> {
         ours.push((BATCHES * ITEMS) / result.seconds);
         log(`run ${i + 1}: ours ${Math.round(ours[i]!)} items/s, baseline ${Math.round(raw[i]!)}`);
       }
+      // The floor under any latency aim: one batch at a time, into files of the same size.
+      loneStore = await baseline.lone('raw-lone', LONE_BATCHES);
+      loneOurs = (await load(url, 'ours-lone', 0, false, LONE_BATCHES, 1)).latencies;
     } finally {
       await baseline.close();
     }
@@ -217,6 +249,10 @@ async function main(): Promise<void> {
       runs_items_per_s: { ours: ours.map(Math.round), baseline: raw.map(Math.round) },
       half_load_batches_per_s: Math.round(halfRate),
       post_add_ms: percentiles(half.latencies, [50, 99]),
+      lone_batch_ms: {
+        post_add: percentiles(loneOurs, [50, 99]),
+        store_alone: percentiles(loneStore, [50, 99]),
+      },
       server_peak_rss_mb: rss,
       items_searched: SEARCH_ITEMS,
       search_q: bandWords('common', 1)[0],
