@@ -36,7 +36,7 @@ import {
   uniqueName,
 } from './services';
 import { buildItem } from './support/content';
-import { post, startGateway, tokens, type RunningGateway } from './support/gateway';
+import { get, post, startGateway, tokens, type RunningGateway } from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
 import { startLauncher, type Launcher, type Mode } from './support/system';
 
@@ -193,11 +193,6 @@ function cli(env: Record<string, string>) {
     ({ stdout }) => ({ code: 0, stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
   );
-}
-
-async function get(url: string) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${tokens.all.token}` } });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 const day = (year: number) => ({

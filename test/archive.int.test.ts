@@ -31,7 +31,7 @@ import {
 } from './services';
 import { waitUntil } from '../services/archive-worker/test/support';
 import { waitForCount } from './support/store';
-import { post, startGateway, tokens, type RunningGateway } from './support/gateway';
+import { get, post, startGateway, type RunningGateway } from './support/gateway';
 import { startService, type ServiceProcess } from './support/processes';
 import { numberFields, statusFields } from './support/archive-status';
 
@@ -43,15 +43,6 @@ const STORAGE_LIMIT = 10_000_000_000;
 /** The spec's timestamp form: YYYY-MM-DDThh:mm:ssZ. */
 const wire = (ms: number) =>
   new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-async function get(url: string) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${tokens.all.token}` } });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (await response.json()) as Record<string, unknown>,
-  };
-}
 
 describe('archive end to end through the gateway', () => {
   let broker: { url: string; remove(): Promise<void> };

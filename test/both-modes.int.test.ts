@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { ContentDocument } from '@screenfleet/storage';
 import { buildItem } from './support/content';
 import { waitUntil } from '../services/archive-worker/test/support';
-import { post, tokens } from './support/gateway';
+import { get, post } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 import { numberFields, statusFields } from './support/archive-status';
 
@@ -24,11 +24,6 @@ async function all(system: RunningSystem): Promise<ContentDocument[]> {
     docs.push(...chunk);
   }
   return docs;
-}
-
-async function get(url: string, token: string = tokens.all.token) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 describe.each(modes)('the HTTP API in %s mode', (mode) => {

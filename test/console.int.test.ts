@@ -24,7 +24,7 @@ import {
   type ConsolePage,
 } from './support/console-browser';
 import { buildItem } from './support/content';
-import { post, tokens } from './support/gateway';
+import { get, post, tokens } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 
 const DAY_MS = 86_400_000;
@@ -79,18 +79,9 @@ async function listUntilShown(page: Page, shown: Locator): Promise<void> {
   );
 }
 
-async function archiveStatus(url: string): Promise<ArchiveStatus> {
-  const response = await fetch(`${url}/archive/status`, {
-    headers: { authorization: `Bearer ${tokens.all.token}` },
-  });
-  return (await response.json()) as ArchiveStatus;
-}
-
 async function searchTotal(url: string, query: string): Promise<number> {
-  const response = await fetch(`${url}/search?${query}`, {
-    headers: { authorization: `Bearer ${tokens.all.token}` },
-  });
-  return ((await response.json()) as { pagination: { total: number } }).pagination.total;
+  const { body } = await get<{ pagination: { total: number } }>(`${url}/search?${query}`);
+  return body.pagination.total;
 }
 
 describe('the console', () => {
@@ -339,11 +330,15 @@ describe('the console', () => {
       expect(added.status).toBe(200);
       // A status may answer a count up to a second old while a new one is made behind it, and
       // an idle view asks again only every 15 s: the view opens once the count has the items.
-      await waitFor(async () => (await archiveStatus(system.url)).pending_count === 5, {
-        timeoutMs: 10_000,
-        intervalMs: 100,
-        what: 'the 5 items counted as pending',
-      });
+      await waitFor(
+        async () =>
+          (await get<ArchiveStatus>(`${system.url}/archive/status`)).body.pending_count === 5,
+        {
+          timeoutMs: 10_000,
+          intervalMs: 100,
+          what: 'the 5 items counted as pending',
+        },
+      );
 
       opened = await openConsole(browser, system.url);
       const { page } = opened;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { ContentDocument } from '@screenfleet/storage';
 import { waitUntil } from '../services/archive-worker/test/support';
 import { buildItem } from './support/content';
-import { post, tokens } from './support/gateway';
+import { get, post, tokens } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 
 const DAY_MS = 86_400_000;
@@ -24,11 +24,6 @@ async function ofDevice(system: RunningSystem, device: string): Promise<ContentD
     docs.push(...chunk);
   }
   return docs;
-}
-
-async function get(url: string, token: string = tokens.all.token) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 const zeros = {

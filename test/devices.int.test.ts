@@ -13,22 +13,14 @@ import {
   type DeviceSummary,
 } from '@screenfleet/contracts';
 import { waitUntil } from '../services/archive-worker/test/support';
-import { post, tokens } from './support/gateway';
+import { get, post, tokens } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 
 /** Short, so the stall test waits seconds; every "ok" below is read right after a store. */
 const STALL_AFTER_MS = 6000;
 
-async function get<T>(
-  system: RunningSystem,
-  path: string,
-  token: string | null = tokens.all.token,
-): Promise<{ status: number; body: T; headers: Headers }> {
-  const response = await fetch(`${system.url}${path}`, {
-    headers: token === null ? {} : { authorization: `Bearer ${token}` },
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as T };
-}
+const getFrom = <T>(system: RunningSystem, path: string, token?: string | null) =>
+  get<T>(`${system.url}${path}`, token);
 
 /** Frames of `count` items timestamped now (the windows count them), for one device. */
 function frames(count: number, tag: string) {
@@ -48,7 +40,7 @@ async function summaryOf(
   system: RunningSystem,
   device: string,
 ): Promise<DeviceSummary | undefined> {
-  const { body } = await get<DevicesAnswer>(system, '/devices?limit=1000');
+  const { body } = await getFrom<DevicesAnswer>(system, '/devices?limit=1000');
   return body.data.find((d) => d.device_name === device);
 }
 
@@ -105,7 +97,7 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
   });
 
   it('when devices sent content, then each is listed with its counts by content type, in the documented shape', async () => {
-    const { status, body, headers } = await get<DevicesAnswer>(system, '/devices');
+    const { status, body, headers } = await getFrom<DevicesAnswer>(system, '/devices');
     expect(status).toBe(200);
     expect(headers.get('cache-control')).toBe('no-store');
     expect(validators.devicesAnswer.check(structuredClone(body))).toEqual([]);
@@ -149,7 +141,7 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
       STALL_AFTER_MS + 20_000,
     );
     expect(stalled?.capture_status).toBe('stalled');
-    const filtered = await get<DevicesAnswer>(system, '/devices?status=stalled&limit=1000');
+    const filtered = await getFrom<DevicesAnswer>(system, '/devices?status=stalled&limit=1000');
     expect(filtered.body.data.map((d) => d.device_name)).toContain(desk('stops'));
     expect(filtered.body.data.every((d) => d.capture_status === 'stalled')).toBe(true);
 
@@ -163,23 +155,23 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
   });
 
   it('when paged, sorted and filtered, then pages split the total and sort keys apply', async () => {
-    const all = await get<DevicesAnswer>(system, '/devices?limit=1000');
+    const all = await getFrom<DevicesAnswer>(system, '/devices?limit=1000');
     const names = all.body.data.map((d) => d.device_name);
     expect(names).toEqual([...names].sort());
     expect(all.body.pagination).toEqual({ limit: 1000, offset: 0, total: names.length });
 
-    const page = await get<DevicesAnswer>(system, '/devices?limit=1&offset=1');
+    const page = await getFrom<DevicesAnswer>(system, '/devices?limit=1&offset=1');
     expect(page.body.pagination).toEqual({ limit: 1, offset: 1, total: names.length });
     expect(page.body.data.map((d) => d.device_name)).toEqual([names[1]]);
 
-    const newest = await get<DevicesAnswer>(system, '/devices?sort=last_item_time&limit=1000');
+    const newest = await getFrom<DevicesAnswer>(system, '/devices?sort=last_item_time&limit=1000');
     const times = newest.body.data.map((d) => d.capture.last_item_time ?? '');
     expect(times).toEqual([...times].sort().reverse());
 
-    const capped = await get<DevicesAnswer>(system, '/devices?limit=5000');
+    const capped = await getFrom<DevicesAnswer>(system, '/devices?limit=5000');
     expect(capped.body.pagination.limit).toBe(1000);
 
-    const bad = await get<{ code: string; errors: Array<{ path: string; rule: string }> }>(
+    const bad = await getFrom<{ code: string; errors: Array<{ path: string; rule: string }> }>(
       system,
       '/devices?status=sleeping&sort=size',
     );
@@ -192,16 +184,16 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
 
   it('when a token is bound to devices, then it sees only those, and another device is a 404 like an unknown one', async () => {
     const bound = `token-bound-a-${mode}-0001`;
-    const list = await get<DevicesAnswer>(system, '/devices', bound);
+    const list = await getFrom<DevicesAnswer>(system, '/devices', bound);
     expect(list.body.data.map((d) => d.device_name)).toEqual([desk('a')]);
     expect(list.body.pagination.total).toBe(1);
 
-    const other = await get<{ code: string; message: string }>(
+    const other = await getFrom<{ code: string; message: string }>(
       system,
       `/devices/${desk('b')}`,
       bound,
     );
-    const unknown = await get<{ code: string; message: string }>(
+    const unknown = await getFrom<{ code: string; message: string }>(
       system,
       `/devices/${desk('nobody')}`,
       bound,
@@ -209,13 +201,13 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
     expect(other.status).toBe(404);
     expect(unknown.status).toBe(404);
     expect(other.body.code).toBe(unknown.body.code);
-    expect((await get(system, `/devices/${desk('a')}`, bound)).status).toBe(200);
-    expect((await get(system, '/devices', tokens.archiveReader.token)).status).toBe(403);
-    expect((await get(system, '/devices', null)).status).toBe(401);
+    expect((await getFrom(system, `/devices/${desk('a')}`, bound)).status).toBe(200);
+    expect((await getFrom(system, '/devices', tokens.archiveReader.token)).status).toBe(403);
+    expect((await getFrom(system, '/devices', null)).status).toBe(401);
   });
 
   it('when one device is asked for, then it comes with 24 hourly and 30 daily buckets holding its items', async () => {
-    const { status, body } = await get<DeviceDetail>(
+    const { status, body } = await getFrom<DeviceDetail>(
       system,
       `/devices/${encodeURIComponent(desk('a'))}`,
     );
@@ -228,7 +220,7 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
     expect(body.timeline.hourly.reduce((n, h) => n + h.items, 0)).toBe(4);
     expect(body.timeline.daily.reduce((n, d) => n + d.items, 0)).toBe(4);
 
-    const missing = await get<{ code: string }>(system, '/devices/no-such-device');
+    const missing = await getFrom<{ code: string }>(system, '/devices/no-such-device');
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('not_found');
   });
@@ -237,7 +229,7 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
     await addAndCount(system, desk('health'), frames(1, 'h1'), 1);
     const spoken = { transcription: 'still here', timestamp: new Date().toISOString() };
     await addAndCount(system, desk('health'), { content_type: 'transcription', data: spoken }, 2);
-    const { status, body } = await get<Record<string, unknown>>(system, '/health', null);
+    const { status, body } = await getFrom<Record<string, unknown>>(system, '/health', null);
     expect(status).toBe(200);
     expect(validators.healthAnswer.check(structuredClone(body))).toEqual([]);
     expect(Object.keys(body).sort()).toEqual(
@@ -260,11 +252,11 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
     it('when the ingest workers are gone, then /health is degraded naming them and /devices is a 503', async () => {
       await system.stopService?.('ingest-worker');
 
-      const health = await get<Record<string, unknown>>(system, '/health', null);
+      const health = await getFrom<Record<string, unknown>>(system, '/health', null);
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({ status: 'degraded', status_code: 503 });
       expect(health.body.message).toMatch(/ingest workers/);
-      const devices = await get<{ code: string }>(system, '/devices');
+      const devices = await getFrom<{ code: string }>(system, '/devices');
       expect(devices.status).toBe(503);
       expect(devices.body.code).toBe('worker_unavailable');
     });

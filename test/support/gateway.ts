@@ -121,6 +121,18 @@ export async function startGateway(
   };
 }
 
+/** GET with a bearer token (`null` sends none): the status, headers and JSON body. */
+export async function get<T = Record<string, unknown>>(
+  url: string,
+  token: string | null = tokens.all.token,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(url, {
+    headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as T };
+}
+
 export async function post(
   url: string,
   body: unknown,

@@ -15,7 +15,13 @@ import {
 } from '@screenfleet/contracts';
 import { createLogger, waitFor } from '@screenfleet/runtime';
 import { closeBrokerConnections, isolatedBroker, uniqueName } from '../../../test/services';
-import { post, startGateway, tokens, type RunningGateway } from '../../../test/support/gateway';
+import {
+  get,
+  post,
+  startGateway,
+  tokens,
+  type RunningGateway,
+} from '../../../test/support/gateway';
 
 const TIMEOUT_MS = 1000;
 /** How late past its timeout a 503 may come: timer and event-loop slack on a busy machine. */
@@ -38,18 +44,6 @@ const status: ArchiveStatus = {
 };
 
 type Behaviour = (command: ArchiveCommand) => unknown;
-
-/** GET with a bearer token; `null` sends none. */
-async function get(url: string, token: string | null = tokens.all.token, headers = {}) {
-  const response = await fetch(url, {
-    headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (await response.json()) as Record<string, unknown>,
-  };
-}
 
 async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now();
