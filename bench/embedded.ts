@@ -103,13 +103,11 @@ function launch(dataDir: string): Launcher {
   });
 }
 
+/** BATCHES batches of ITEMS items from CONCURRENCY clients, as fast as answered, unless told. */
 const load = (
   url: string,
   device: string,
-  rate = 0,
-  allowFailures = false,
-  batches = BATCHES,
-  concurrency = CONCURRENCY,
+  { rate = 0, allowFailures = false, batches = BATCHES, concurrency = CONCURRENCY } = {},
 ) =>
   runIngestLoad(
     { url, token: TOKEN, device, batches, items: ITEMS, concurrency, rate },
@@ -180,10 +178,14 @@ async function underSearches(dir: string, halfRate: number, searching: boolean) 
   try {
     const url = `http://127.0.0.1:${await launcher.apiPort}`;
     const [word] = bandWords('common', 1);
-    const warmup = await load(url, 'warm-up', halfRate, true, WARMUP_BATCHES);
+    const warmup = await load(url, 'warm-up', {
+      rate: halfRate,
+      allowFailures: true,
+      batches: WARMUP_BATCHES,
+    });
     await searchUntil(url, word!, Promise.resolve(), 1);
     started = performance.now();
-    const adding = load(url, 'under-search', halfRate, true);
+    const adding = load(url, 'under-search', { rate: halfRate, allowFailures: true });
     const walPeakMb = peakSizeMb(`${file}-wal`, adding);
     const searches = searching ? await searchUntil(url, word!, adding) : undefined;
     const added = await adding;
@@ -227,12 +229,13 @@ async function main(): Promise<void> {
       }
       // The floor under any latency aim: one batch at a time, into files of the same size.
       loneStore = await baseline.lone('raw-lone', LONE_BATCHES);
-      loneOurs = (await load(url, 'ours-lone', 0, false, LONE_BATCHES, 1)).latencies;
+      loneOurs = (await load(url, 'ours-lone', { batches: LONE_BATCHES, concurrency: 1 }))
+        .latencies;
     } finally {
       await baseline.close();
     }
     const halfRate = median(ours) / ITEMS / 2;
-    const half = await load(url, 'half', halfRate);
+    const half = await load(url, 'half', { rate: halfRate });
     const rss = peakRssMb(launcher.pid);
     await launcher.stop('SIGINT');
     const searched = SEARCH_ITEMS > 0 ? await underSearches(dir, halfRate, true) : 'skipped';
