@@ -43,6 +43,9 @@ async function mixedArchive() {
   return { archive, state, docs };
 }
 
+/** The caller's recordSeal, which this suite does not look at unless it says so. */
+const recordSeal = () => Promise.resolve();
+
 const seals = (archive: ReturnType<typeof memoryArchiveStore>) =>
   [...archive.objects.values()].map((body) => sealOf(body));
 
@@ -57,6 +60,7 @@ describe('rekey', () => {
       archive,
       keyring,
       keys: openKeysFor(keyring, state.current()),
+      recordSeal,
     });
 
     expect(report).toMatchObject({ manifests: 2, rekeyed: 2, current: 0, unreadable: [] });
@@ -88,7 +92,7 @@ describe('rekey', () => {
       '/media/b.mp4': 'video b',
     });
 
-    const again = await rekeyArchive({ archive, keyring, keys: openKeysFor(keyring) });
+    const again = await rekeyArchive({ archive, keyring, keys: openKeysFor(keyring), recordSeal });
     expect(again).toMatchObject({ rekeyed: 0, current: 2 });
   });
 
@@ -107,7 +111,7 @@ describe('rekey', () => {
     };
 
     await expect(
-      rekeyArchive({ archive: flaky, keyring, keys: openKeysFor(keyring) }),
+      rekeyArchive({ archive: flaky, keyring, keys: openKeysFor(keyring), recordSeal }),
     ).rejects.toThrow(RekeyNotVerifiedError);
 
     // The second chunk (sealed with k1) failed: its manifest, chunk and media are as they were.
@@ -132,10 +136,56 @@ describe('rekey', () => {
         key.startsWith('manifests/') && sealOf(body) === archiveKeyring([k1]).writer!.id,
     )!;
 
-    const report = await rekeyArchive({ archive, keyring, keys: openKeysFor(keyring) });
+    const report = await rekeyArchive({ archive, keyring, keys: openKeysFor(keyring), recordSeal });
 
     expect(report).toMatchObject({ rekeyed: 1, unreadable: [{ key: k1Manifest[0] }] });
     expect(report.sealedWith).toEqual([keyring.writer!.id, archiveKeyring([k1]).writer!.id].sort());
     expect(archive.objects.get(k1Manifest[0])).toBe(k1Manifest[1]);
+  });
+
+  it('when it rekeys and is cut short, then the new seal was recorded once, before any object was sealed with it', async () => {
+    const { archive } = await mixedArchive();
+    const keyring = archiveKeyring([k2, k1]);
+    const target = keyring.writer!.id;
+    const recorded: Array<{ seal: string; sealedWithIt: number }> = [];
+    let puts = 0;
+    const dying = {
+      ...archive,
+      // Killed at the fourth write: the first chunk, its media file and manifest are rekeyed.
+      put: (...args: Parameters<typeof archive.put>) =>
+        ++puts === 4 ? Promise.reject(new Error('killed')) : archive.put(...args),
+    };
+
+    await expect(
+      rekeyArchive({
+        archive: dying,
+        keyring,
+        keys: openKeysFor(keyring),
+        recordSeal: (seal) => {
+          recorded.push({ seal, sealedWithIt: seals(archive).filter((s) => s === seal).length });
+          return Promise.resolve();
+        },
+      }),
+    ).rejects.toThrow('killed');
+
+    expect(recorded).toEqual([{ seal: target, sealedWithIt: 0 }]);
+    expect(seals(archive)).toContain(target);
+  });
+
+  it('when every object is sealed with the newest key already, then no seal is recorded', async () => {
+    const { archive } = await mixedArchive();
+    const keyring = archiveKeyring([k2, k1]);
+    await rekeyArchive({ archive, keyring, keys: openKeysFor(keyring), recordSeal });
+    const recorded: string[] = [];
+
+    const again = await rekeyArchive({
+      archive,
+      keyring,
+      keys: openKeysFor(keyring),
+      recordSeal: (seal) => Promise.resolve(void recorded.push(seal)),
+    });
+
+    expect(again).toMatchObject({ rekeyed: 0, current: 2 });
+    expect(recorded).toEqual([]);
   });
 });

@@ -20,6 +20,12 @@ export interface RekeyDeps {
   keyring: ArchiveKeyring;
   /** What opens the objects as they are (openKeysFor). */
   keys: OpenKeys;
+  /**
+   * Called once, before the first object is written under the new seal (not at all when nothing
+   * needs it): the caller records the seal in the state's sealed_with, so that a start without
+   * its key is refused even when this rekey is interrupted (the end's sealedWith narrows it).
+   */
+  recordSeal: (seal: Seal) => Promise<void>;
   /** Asked before each manifest: false once the rekey no longer holds the task lease. */
   stillHeld?: () => boolean;
   /** Called after each chunk is rekeyed with the bytes it added (negative: removed). */
@@ -68,6 +74,7 @@ export async function rekeyArchive(deps: RekeyDeps): Promise<RekeyReport> {
     sealedWith: [],
   };
   const left = new Set<Seal>();
+  let recorded = false;
   const writerKeys: OpenKeys = {
     readers: deps.keyring.writer ? [deps.keyring.writer] : [],
     acceptPlain: !deps.keyring.writer,
@@ -125,6 +132,10 @@ export async function rekeyArchive(deps: RekeyDeps): Promise<RekeyReport> {
       continue;
     }
 
+    if (!recorded) {
+      await deps.recordSeal(target);
+      recorded = true;
+    }
     const sealedChunk = sealBytes(chunk, deps.keyring.writer);
     const chunkKey = withSha(manifest.chunk_key, manifest.sha256, sealedChunk.sha256);
     await putChecked(chunkKey, sealedChunk);

@@ -43,12 +43,22 @@ void runMain(
           keyring,
           keys: openKeysFor(keyring, state),
           stillHeld: task.stillHeld,
+          // Added before an object is sealed with it, so that a start without the new key is
+          // refused if this run is cut short. Left undefined for an archive from before key ids:
+          // a start then reads the manifests anyway.
+          recordSeal: async (seal) => {
+            const { sealed_with } = await stores.state.load(initial);
+            if (sealed_with && !sealed_with.includes(seal)) {
+              await stores.state.update({ sealed_with: [...sealed_with, seal], updated_at: now() });
+            }
+          },
           // No pass runs meanwhile: storage_used is this command's to change.
           onRekeyed: async ({ bytes }) => {
             const { storage_used } = await stores.state.load(initial);
             await stores.state.update({ storage_used: storage_used + bytes, updated_at: now() });
           },
         });
+        // Narrowed to what the objects are sealed with now: the replaced keys can be dropped.
         await stores.state.update({ sealed_with: result.sealedWith, updated_at: now() });
         return result;
       });
