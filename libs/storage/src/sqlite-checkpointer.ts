@@ -12,10 +12,27 @@ const MIN_INTERVAL_MS = 100;
 export const DEFAULT_MAX_WAL_PAGES = 4096;
 /** How long new reads are held, at most, waiting for the reads in progress to end. */
 const DRAIN_WAIT_MS = 1000;
-/** After reads in progress outlasted that wait, the next try waits this long. */
-const DRAIN_BACKOFF_MS = 10_000;
 /** How long, once no read is open, it waits for the writer to start the WAL over. */
 const RESTART_WAIT_MS = 500;
+/** After a pass that did not get the WAL started over, the next one waits this long. */
+const DRAIN_BACKOFF_MS = 10_000;
+
+/**
+ * How a pass that held new reads ended: the WAL started over, or it did not within
+ * RESTART_WAIT_MS (the writer never paused between transactions, or a connection outside the
+ * readers pins the WAL), or the reads in progress outlasted DRAIN_WAIT_MS.
+ */
+export type CheckpointPassOutcome = 'restarted' | 'not_restarted' | 'reads_outlasted';
+
+export interface SqliteCheckpointerOptions {
+  busyTimeoutMs: number;
+  readers: SqliteReaders;
+  maxWalPages?: number;
+  /** How long after a pass that did not start the WAL over no read is held (default 10 s). */
+  drainBackoffMs?: number;
+  /** Told how each pass that held new reads ended (tests, metrics). */
+  onPass?: (outcome: CheckpointPassOutcome) => void;
+}
 
 export interface SqliteCheckpointer {
   /** After a commit: copies the WAL into the database file unless a copy runs or just ran. */
@@ -38,13 +55,20 @@ export interface SqliteCheckpointer {
  * back to back) pin it for good (SQLite's "checkpoint starvation": 400 MB in 12 s). So past
  * `maxWalPages` pages it makes the gap: it holds new reads (at most 1 s) until the reads in
  * progress end, copies everything after each commit, and lets reads go once a commit has
- * started the WAL over (at most 0.5 s more). docs/adr/0011.
+ * started the WAL over (at most 0.5 s more). A pass that did not get it started over holds no
+ * read again for `drainBackoffMs`: under writes that never pause, every pass would fail alike
+ * and hold the reads each time. docs/adr/0011.
  */
 export async function startSqliteCheckpointer(
   file: string,
-  options: { busyTimeoutMs: number; readers: SqliteReaders; maxWalPages?: number },
+  options: SqliteCheckpointerOptions,
 ): Promise<SqliteCheckpointer> {
-  const { readers, maxWalPages = DEFAULT_MAX_WAL_PAGES } = options;
+  const {
+    readers,
+    maxWalPages = DEFAULT_MAX_WAL_PAGES,
+    drainBackoffMs = DRAIN_BACKOFF_MS,
+    onPass,
+  } = options;
   const db = new AsyncDatabase(file);
   await db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}; PRAGMA synchronous = FULL;`);
   const checkpoint = await db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
@@ -54,24 +78,39 @@ export async function startSqliteCheckpointer(
   let closed = false;
   const committed = createBoundedSignal();
 
-  /** Copies what no read needs; resolves with the WAL's length in pages. */
+  /**
+   * Copies what no read needs; resolves with the WAL's length in pages. While another checkpoint
+   * runs (the writer's own, past 10,000 pages) SQLite answers busy with a length of -1: that is
+   * no WAL started over, so Infinity.
+   */
   async function copy(): Promise<number> {
-    const [row] = (await checkpoint.all()) as Array<{ log: number }>;
-    return row?.log ?? 0;
+    const [row] = (await checkpoint.all()) as Array<{ busy: number; log: number }>;
+    return row?.busy ? Infinity : (row?.log ?? 0);
   }
 
-  /** With no read open: copies everything and waits for the writer to start the WAL over. */
-  async function startOver(): Promise<void> {
+  /**
+   * With no read open: copies everything and waits for the writer to start the WAL over;
+   * resolves whether it did.
+   */
+  async function startOver(): Promise<boolean> {
     const until = performance.now() + RESTART_WAIT_MS;
-    while (!closed && (await copy()) >= maxWalPages && performance.now() < until) {
+    while ((await copy()) >= maxWalPages) {
+      if (closed || performance.now() >= until) return false;
       await committed.wait(until - performance.now());
     }
+    return true;
   }
 
   async function pass(): Promise<void> {
     if ((await copy()) < maxWalPages || closed || performance.now() < drainAfter) return;
-    const drained = await readers.withoutReads(startOver, DRAIN_WAIT_MS);
-    if (!drained) drainAfter = performance.now() + DRAIN_BACKOFF_MS;
+    let restarted = false;
+    const drained = await readers.withoutReads(async () => {
+      restarted = await startOver();
+    }, DRAIN_WAIT_MS);
+    const outcome = !drained ? 'reads_outlasted' : restarted ? 'restarted' : 'not_restarted';
+    // Held reads bought nothing; holding them again at the next commit would buy the same.
+    if (outcome !== 'restarted') drainAfter = performance.now() + drainBackoffMs;
+    onPass?.(outcome);
   }
 
   return {

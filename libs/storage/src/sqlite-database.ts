@@ -2,7 +2,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { StoreUnavailableError } from '@screenfleet/contracts';
 import { ensurePrivateFile, PRIVATE_DIR_MODE } from '@screenfleet/runtime';
-import { startSqliteCheckpointer, type SqliteCheckpointer } from './sqlite-checkpointer';
+import {
+  startSqliteCheckpointer,
+  type SqliteCheckpointer,
+  type SqliteCheckpointerOptions,
+} from './sqlite-checkpointer';
 import { openSqliteReaders, type SqliteReaders } from './sqlite-readers';
 import { startSqliteWriter, type SqliteWriter, type WriterLimits } from './sqlite-writer';
 
@@ -24,6 +28,8 @@ export interface SqliteDatabaseOptions {
    * started over (sqlite-checkpointer.ts; default 4,096).
    */
   maxWalPages?: number;
+  /** The checkpointer's backoff after a pass that did not start the WAL over, and its observer. */
+  checkpointer?: Pick<SqliteCheckpointerOptions, 'drainBackoffMs' | 'onPass'>;
 }
 
 /**
@@ -74,6 +80,7 @@ export async function openSqliteDatabase(
       busyTimeoutMs,
       readers,
       maxWalPages: options.maxWalPages,
+      ...options.checkpointer,
     });
   } catch (error) {
     await writer.close();

@@ -31,6 +31,8 @@ export interface SqliteReaders {
    * pins (sqlite-checkpointer.ts).
    */
   withoutReads(task: () => Promise<void>, waitMs: number): Promise<boolean>;
+  /** Reads asked so far, and how many of them withoutReads held (tests, metrics). */
+  stats(): { reads: number; held: number };
   /** Waits for the reads in progress, then closes the connections. */
   close(): Promise<void>;
 }
@@ -66,6 +68,7 @@ export async function openSqliteReaders(
     throw error;
   }
   let inUse = 0;
+  const stats = { reads: 0, held: 0 };
   /** Happens each time the last read in progress ends. */
   const lastReadEnded = createBoundedSignal();
   /** While set, new reads wait for it (withoutReads). */
@@ -121,6 +124,8 @@ export async function openSqliteReaders(
 
   return {
     async query<T>(sql: string, params: readonly unknown[], options: ReadOptions = {}) {
+      stats.reads += 1;
+      if (held) stats.held += 1;
       while (held) await held;
       if (all.length === 0) throw new Error('the SQLite readers are closed');
       inUse += 1;
@@ -146,6 +151,7 @@ export async function openSqliteReaders(
         letGo();
       }
     },
+    stats: () => ({ ...stats }),
     async close() {
       await noReadsWithin(Infinity);
       for (const reader of all.splice(0)) reader.db.close();

@@ -1,11 +1,15 @@
-import { mkdtempSync, openSync, readSync, closeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { waitFor } from '@screenfleet/runtime';
 import {
   createSqliteContentStore,
+  openSqliteConnection,
   openSqliteDatabase,
+  type ContentStore,
   type SqliteDatabase,
+  type SqliteDatabaseOptions,
 } from '@screenfleet/storage';
 import { buildItem, t } from './content-store.contract';
 
@@ -28,43 +32,57 @@ function walRestarts(file: string): number {
   }
 }
 
+/** Inserts batches of `size` items (50: about 1 MiB of WAL every 5) until `writing()` is false. */
+async function writeLoop(store: ContentStore, loop: number, writing: () => boolean, size = 50) {
+  const text = 'words of a screen '.repeat(100);
+  for (let batch = 0; writing(); batch++) {
+    const items = Array.from({ length: size }, (_, i) =>
+      buildItem({
+        _id: `item-${loop}-${batch}-${i}`,
+        timestamp: t(batch),
+        ocr_results: [
+          { text, confidence: 0.9, text_json: null, ocr_engine: 'tesseract', focused: true },
+        ],
+      }),
+    );
+    await store.insertItems(items);
+  }
+}
+
 // SQLite's checkpoint starvation: the writer may start the WAL over only while no read uses it,
 // so reads that overlap without a gap (searches back to back) let it grow for ever; the
 // checkpointer makes the gap (docs/adr/0011).
 describe('sqlite checkpointer', () => {
   let dir: string;
-  let database: SqliteDatabase;
+  const cleanups: Array<() => unknown> = [];
 
-  beforeEach(async () => {
+  /** Past 1 MiB of WAL (256 pages), not the default 16 MiB: a short test writes enough. */
+  async function openDatabase(options: SqliteDatabaseOptions = {}): Promise<SqliteDatabase> {
+    const opened = await openSqliteDatabase(path.join(dir, 'screenfleet.db'), {
+      maxWalPages: 256,
+      ...options,
+    });
+    cleanups.push(() => opened.close());
+    return opened;
+  }
+
+  beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'sf-sqlite-checkpointer-'));
-    // Past 1 MiB of WAL (256 pages), not the default 32 MiB: a short test writes enough.
-    database = await openSqliteDatabase(path.join(dir, 'screenfleet.db'), { maxWalPages: 256 });
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
   });
 
   afterEach(async () => {
-    await database.close();
-    await rm(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
   it('when reads overlap without a gap while writes go on, then the WAL still starts over, and every read answers', async () => {
+    // A pass that misses the writer's gaps (a busy machine) backs off: 10 s by default, longer
+    // than this test, which is about the passes that get the WAL started over.
+    const database = await openDatabase({ checkpointer: { drainBackoffMs: 500 } });
     const store = createSqliteContentStore({ database });
     await store.ensureIndexes();
-    const text = 'words of a screen '.repeat(100);
     let writing = true;
-    const writes = (async () => {
-      for (let batch = 0; writing; batch++) {
-        const items = Array.from({ length: 50 }, (_, i) =>
-          buildItem({
-            _id: `item-${batch}-${i}`,
-            timestamp: t(batch),
-            ocr_results: [
-              { text, confidence: 0.9, text_json: null, ocr_engine: 'tesseract', focused: true },
-            ],
-          }),
-        );
-        await store.insertItems(items);
-      }
-    })();
+    const writes = writeLoop(store, 0, () => writing);
     // Two loops of reads, the second started half a read later: one read is always open.
     const answered: number[] = [];
     const readLoop = async () => {
@@ -87,5 +105,51 @@ describe('sqlite checkpointer', () => {
     expect(after - before).toBeGreaterThanOrEqual(2);
     expect(answered.length).toBeGreaterThanOrEqual(4);
     expect(answered.every((n) => n >= 200_000)).toBe(true);
+  });
+
+  it('when a pass does not get the WAL started over under sustained writes, then no read is held again within the backoff', async () => {
+    const passes: string[] = [];
+    const database = await openDatabase({
+      // A backoff longer than the test: any pass after the first would be one within it.
+      checkpointer: { drainBackoffMs: 10 * 60_000, onPass: (outcome) => passes.push(outcome) },
+    });
+    const store = createSqliteContentStore({ database });
+    await store.ensureIndexes();
+    // A read outside the readers (a sqlite3 shell, say) keeps its snapshot, so no pass can get the
+    // WAL started over: what writes that never pause do by chance, every time.
+    const outside = openSqliteConnection(database.file);
+    cleanups.push(() => outside.close());
+    outside.exec('BEGIN');
+    outside.prepare('SELECT count(*) FROM content_items').get();
+    cleanups.push(() => outside.exec('COMMIT'));
+
+    let writing = true;
+    // Four loops of one-item writes: commits back to back, each one a kick.
+    const writes = [0, 1, 2, 3].map((loop) => writeLoop(store, loop, () => writing, 1));
+    // Two loops of trivial reads, one every 5 ms each.
+    const readLoops = [0, 1].map(async () => {
+      while (writing) {
+        await database.readers.query('SELECT 1 AS one', []);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    });
+    await waitFor(() => passes.length > 0, { timeoutMs: 20_000, what: 'a first pass' });
+    // Then 400 more reads, 200 a loop: at least 1 s (a pause of 5 ms before each), in which the
+    // commits would kick a pass after every one (with 100 ms between two).
+    const { reads: from, held: heldByFirst } = database.readers.stats();
+    await waitFor(() => database.readers.stats().reads >= from + 400, {
+      timeoutMs: 30_000,
+      what: () => `400 more reads (${database.readers.stats().reads - from} so far)`,
+    });
+    writing = false;
+    await Promise.all([...writes, ...readLoops]);
+    await database.close(); // a pass in progress ends first and is reported
+
+    // One pass, which could not start the WAL over ('reads_outlasted' only if a trivial read took
+    // a second: it backs off the same).
+    expect(passes).toEqual([expect.stringMatching(/^(not_restarted|reads_outlasted)$/)]);
+    // It held each loop's read at most once, and no read waited after it.
+    expect(heldByFirst).toBeLessThanOrEqual(readLoops.length);
+    expect(database.readers.stats().held).toBe(heldByFirst);
   });
 });

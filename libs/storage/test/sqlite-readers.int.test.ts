@@ -92,6 +92,7 @@ describe('sqlite reader connections', () => {
     expect(taskAfter).toBeGreaterThanOrEqual(295);
     await askedMeanwhile;
     expect(events).toEqual(['task', 'read asked meanwhile ended']);
+    expect(database.readers.stats()).toEqual({ reads: 2, held: 1 });
   });
 
   it('when the reads in progress outlast the wait, then the task does not run, and the held reads go on', async () => {
