@@ -57,6 +57,13 @@ export const limits = {
    */
   maxSearchLimit: 1000,
   /**
+   * GET /search: a page holds items while their stored documents total less than this, at least
+   * one item (so a page always moves on), then ends early: pagination.limit says how many it
+   * holds. What one search reads and answers is bounded by bytes, not only by count (150 items of
+   * 1 MB text made one page read 150 MB and hold the process for 25 s).
+   */
+  searchPageMaxBytes: 4 * 1024 * 1024,
+  /**
    * GET /search: `offset`, `min_length`, `max_length` and `max_content_length` at most this:
    * past any real store, and an integer every store's driver takes as it is.
    */

@@ -260,7 +260,11 @@ const searchParameters: readonly QueryParameter[] = [
   },
   {
     name: 'limit',
-    description: `Results per page; larger values are answered with ${limits.maxSearchLimit} (pagination.limit says so).`,
+    description:
+      `Results per page; larger values are answered with ${limits.maxSearchLimit} (pagination.limit says so). ` +
+      `A page also ends once its stored items reach ${limits.searchPageMaxBytes / 1024 / 1024} MiB ` +
+      '(one item at least): `pagination.limit` then says how many it holds, so paging by ' +
+      '`offset += pagination.limit` reads everything.',
     schema: { type: 'integer', minimum: 1, default: limits.searchDefaultLimit },
   },
   {

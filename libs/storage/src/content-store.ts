@@ -112,10 +112,16 @@ export interface SearchOptions {
    * request that asked for it. Absent: no limit.
    */
   timeoutMs?: number;
+  /**
+   * The page ends early once its items' stored documents reach this many bytes (JSON in
+   * sqlite, BSON in mongo), with one item at least: what a search reads, parses and answers is
+   * bounded by bytes as well as by `limit`. Absent: by count alone.
+   */
+  maxBytes?: number;
 }
 
 export interface SearchResult {
-  /** One page, in the query's order. */
+  /** One page, in the query's order: `limit` items, fewer at the end or past `maxBytes`. */
   items: ContentDocument[];
   /** Every item the same filters match, whatever the page: paging until offset >= total ends. */
   total: number;

@@ -1,10 +1,12 @@
 import { TimeoutError } from '@screenfleet/contracts';
 import {
+  BSON,
   MongoBulkWriteError,
   MongoClient,
   MongoServerError,
   type Collection,
   type Filter,
+  type FindCursor,
   type WriteError,
 } from 'mongodb';
 import type {
@@ -172,7 +174,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
 async function searchItems(
   items: Collection<StoredItem>,
   query: SearchQuery,
-  { timeoutMs }: SearchOptions,
+  { timeoutMs, maxBytes }: SearchOptions,
 ): Promise<SearchResult> {
   const filter = searchFilter(query);
   // The server stops each part at the time left (maxTimeMS), not after the request is gone.
@@ -183,12 +185,14 @@ async function searchItems(
       // limit(0) would mean "no limit" to the server.
       query.limit === 0
         ? []
-        : items
-            .find(filter, { projection: withoutSearchFields, ...limited })
-            .sort(searchSort(query))
-            .skip(query.offset)
-            .limit(query.limit)
-            .toArray(),
+        : pageWithin(
+            items
+              .find(filter, { projection: withoutSearchFields, ...limited })
+              .sort(searchSort(query))
+              .skip(query.offset)
+              .limit(query.limit),
+            maxBytes,
+          ),
       items.countDocuments(filter, limited),
     ]);
     return { items: page as ContentDocument[], total };
@@ -200,6 +204,28 @@ async function searchItems(
     }
     throw error;
   }
+}
+
+/**
+ * The cursor's documents until they reach `maxBytes` of BSON (one at least), then the cursor is
+ * closed: the rest of the page is never read (what the server sent in its batch aside).
+ */
+async function pageWithin(
+  cursor: FindCursor<StoredItem>,
+  maxBytes = Number.MAX_SAFE_INTEGER,
+): Promise<StoredItem[]> {
+  const page: StoredItem[] = [];
+  let bytes = 0;
+  try {
+    for await (const doc of cursor) {
+      if (page.length > 0 && bytes >= maxBytes) break;
+      page.push(doc);
+      bytes += BSON.calculateObjectSize(doc);
+    }
+  } finally {
+    await cursor.close();
+  }
+  return page;
 }
 
 /** MaxTimeMSExpired: the server stopped an operation at its maxTimeMS. */

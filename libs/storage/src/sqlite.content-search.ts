@@ -41,12 +41,15 @@ interface RangePage {
  * Without words, the item table is read by seq backwards for the page, through its timestamp
  * indexes for the total.
  */
-export function searchSql(tables: ContentTables, query: SearchQuery): Sql {
+export function searchSql(tables: ContentTables, query: SearchQuery, maxBytes?: number): Sql {
   const terms = queryTerms(query);
   const relevance = query.order === 'relevance' && terms.length > 0;
   const { total, ranges } =
     terms.length > 0 ? withWords(tables, query, terms) : withoutWords(tables, query);
-  const page = query.limit === 0 ? { text: `'[]'`, params: [] } : pageOf(ranges, query, relevance);
+  const page =
+    query.limit === 0
+      ? { text: `'[]'`, params: [] }
+      : pageOf(tables, ranges, query, relevance, maxBytes ?? Number.MAX_SAFE_INTEGER);
   return {
     text: `SELECT (${total.text}) AS total, (${page.text}) AS page`,
     params: [...total.params, ...page.params],
@@ -161,21 +164,36 @@ function withoutWords(
 
 /**
  * The page: each range's first offset + limit rows in the query's order, merged in that order,
- * the offset skipped, and the documents concatenated into a JSON array in page order.
+ * the offset skipped, cut where its documents reach `maxBytes` (one at least), and those
+ * documents concatenated into a JSON array in page order. The ranges yield positions and sizes
+ * only (octet_length reads a row's header, not its text): the documents read are the page's.
  */
-function pageOf(ranges: RangePage[], query: SearchQuery, relevance: boolean): Sql {
+function pageOf(
+  { table }: ContentTables,
+  ranges: RangePage[],
+  query: SearchQuery,
+  relevance: boolean,
+  maxBytes: number,
+): Sql {
   const arms = ranges.map((range) => ({
     text: `SELECT * FROM (
-             SELECT item.timestamp_ms AS t, item.seq AS s, ${range.rank} AS r, item.document AS d
+             SELECT item.timestamp_ms AS t, item.seq AS s, ${range.rank} AS r,
+                    octet_length(item.document) AS n
              FROM ${range.from.text} WHERE ${range.where.text} ORDER BY ${range.order} LIMIT ?)`,
     params: [...range.from.params, ...range.where.params, query.offset + query.limit],
   }));
   const order = relevance ? 'r, t DESC, s DESC' : 't DESC, s DESC';
   return {
-    text: `SELECT '[' || coalesce(group_concat(d, ',' ORDER BY ${order}), '') || ']' FROM (
-             SELECT * FROM (${arms.map((arm) => arm.text).join(' UNION ALL ')})
-             ORDER BY ${order} LIMIT ? OFFSET ?)`,
-    params: [...arms.flatMap((arm) => arm.params), query.limit, query.offset],
+    text: `SELECT '[' || coalesce(group_concat(item.document, ',' ORDER BY page.rn), '') || ']'
+           FROM (
+             SELECT s, rn FROM (
+               SELECT s, n, row_number() OVER w AS rn, sum(n) OVER w AS bytes FROM (
+                 SELECT * FROM (${arms.map((arm) => arm.text).join(' UNION ALL ')})
+                 ORDER BY ${order} LIMIT ? OFFSET ?)
+               WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING))
+             WHERE bytes - n < ?) AS page
+           CROSS JOIN ${table} AS item ON item.seq = page.s`,
+    params: [...arms.flatMap((arm) => arm.params), query.limit, query.offset, maxBytes],
   };
 }
 

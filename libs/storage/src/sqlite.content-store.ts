@@ -81,7 +81,7 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
     if (query.contentTypes.length === 0 || query.devices?.length === 0) {
       return { items: [], total: 0 };
     }
-    const { text, params } = searchSql(tables, query);
+    const { text, params } = searchSql(tables, query, options.maxBytes);
     const deadline =
       options.timeoutMs === undefined ? undefined : performance.now() + options.timeoutMs;
     try {

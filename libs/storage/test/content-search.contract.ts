@@ -322,6 +322,45 @@ export function describeContentSearchContract(
         expect(await store.search(query({ limit: 0 }))).toEqual({ items: [], total: 25 });
       });
 
+      it('when a page reaches maxBytes of documents, then it ends there (one item at least), in the same order, and offset += its length reads the rest', async () => {
+        const big = (id: string, at: number, order: string) =>
+          frame(id, `${order} ${'lorem '.repeat(2000)}`, { timestamp: t(100 + at) });
+        // About 12 KB each: past 25,000 bytes after the third.
+        const bigs = ['big-1', 'big-2', 'big-3', 'big-4', 'big-5'].map((id, i) =>
+          big(id, i, i === 2 ? 'lorem lorem' : 'ipsum'),
+        );
+        await store.insertItems(bigs);
+        for (const [terms, order] of [
+          [['lorem'], 'newest'],
+          [['lorem'], 'relevance'],
+          [[], 'newest'],
+        ] as const) {
+          const whole = await store.search(query({ terms: [...terms], order, limit: 30 }));
+          const seen: string[] = [];
+          for (let offset = 0; offset < whole.total;) {
+            const page = await store.search(
+              query({ terms: [...terms], order, limit: 30, offset }),
+              {
+                maxBytes: 25_000,
+              },
+            );
+            expect(page.total).toBe(whole.total);
+            expect(page.items.length).toBeGreaterThanOrEqual(1);
+            seen.push(...page.items.map((doc) => doc._id));
+            offset += page.items.length;
+          }
+          expect(seen).toEqual(whole.items.map((doc) => doc._id));
+          const first = await store.search(query({ terms: [...terms], order, limit: 30 }), {
+            maxBytes: 25_000,
+          });
+          expect(first.items.map((doc) => doc._id)).toEqual(seen.slice(0, 3));
+          const one = await store.search(query({ terms: [...terms], order, limit: 30 }), {
+            maxBytes: 1,
+          });
+          expect(one.items.map((doc) => doc._id)).toEqual(seen.slice(0, 1));
+        }
+      });
+
       it('when the same query is asked twice, then the same page comes back (a stable order)', async () => {
         for (const terms of [[], ['page']]) {
           const first = await store.search(query({ terms, limit: 5, offset: 5 }));

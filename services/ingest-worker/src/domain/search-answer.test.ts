@@ -127,6 +127,16 @@ describe('toSearchAnswer', () => {
     ).toEqual(['abc…nop', 'abc']);
   });
 
+  it('when the store ended the page early (its byte bound), then pagination.limit says how many it holds; a last page keeps the limit asked', () => {
+    const items = [frame({ _id: 'a' }), frame({ _id: 'b' })];
+    expect(
+      toSearchAnswer({ items, total: 150 }, { limit: 1000, offset: 10 }, LARGE).pagination,
+    ).toEqual({ limit: 2, offset: 10, total: 150 });
+    expect(
+      toSearchAnswer({ items, total: 12 }, { limit: 1000, offset: 10 }, LARGE).pagination,
+    ).toEqual({ limit: 1000, offset: 10, total: 12 });
+  });
+
   it('when the page holds nothing, then data is empty and the total still counts', () => {
     expect(toSearchAnswer({ items: [], total: 7 }, { limit: 5, offset: 10 }, LARGE)).toEqual({
       data: [],

@@ -7,7 +7,9 @@ const ELLIPSIS = '…';
  * A store page in screenpipe's answer shape (libs/contracts searchAnswerSchema): every field
  * present, null where we record nothing; ids as strings; times in UTC with `Z`. Texts longer
  * than `max_content_length` are cut in the middle (truncateMiddle); then, if the answer would
- * not fit one reply message (`maxBytes`), the longest texts are cut further (fitToBytes).
+ * not fit one reply message (`maxBytes`), the longest texts are cut further (fitToBytes). A
+ * page the store ended early (its byte bound, limits.searchPageMaxBytes) says how many items it
+ * holds in pagination.limit, so a client paging by offset += limit reads everything.
  */
 export function toSearchAnswer(
   result: SearchResult,
@@ -20,9 +22,14 @@ export function toSearchAnswer(
       ? text
       : truncateMiddle(text, request.max_content_length);
   });
+  const endedEarly =
+    result.items.length > 0 &&
+    result.items.length < request.limit &&
+    request.offset + result.items.length < result.total;
+  const limit = endedEarly ? result.items.length : request.limit;
   const build = (page: string[]): SearchAnswer => ({
     data: result.items.map((doc, i) => toAnswerItem(doc, page[i] ?? '')),
-    pagination: { limit: request.limit, offset: request.offset, total: result.total },
+    pagination: { limit, offset: request.offset, total: result.total },
   });
   return fitToBytes(texts, build, maxBytes);
 }

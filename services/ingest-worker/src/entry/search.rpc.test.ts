@@ -1,5 +1,6 @@
 import {
   createEnvelope,
+  limits,
   StoreUnavailableError,
   TimeoutError,
   type Envelope,
@@ -78,7 +79,7 @@ describe('search.rpc handler', () => {
     const queries: SearchQuery[] = [];
     const { handle, outcomes } = handlerWith((query) => {
       queries.push(query);
-      return Promise.resolve({ items: [doc], total: 5 });
+      return Promise.resolve({ items: [doc, { ...doc, _id: '2t-two' }], total: 5 });
     });
     const reply: Envelope<SearchReply> = await handle(send(request));
     expect(reply.type).toBe('search.reply');
@@ -96,7 +97,10 @@ describe('search.rpc handler', () => {
     expect(reply.payload).toMatchObject({
       outcome: 'ok',
       answer: {
-        data: [{ type: 'OCR', content: { frame_id: '2t-one', text: 'quarterly report' } }],
+        data: [
+          { type: 'OCR', content: { frame_id: '2t-one', text: 'quarterly report' } },
+          { type: 'OCR', content: { frame_id: '2t-two' } },
+        ],
         pagination: { limit: 2, offset: 0, total: 5 },
       },
     });
@@ -145,8 +149,18 @@ describe('search.rpc handler', () => {
       code: 'deadline_exceeded',
       message: 'the search ran past its deadline (250 ms)',
     });
-    expect(budgets).toEqual([{ timeoutMs: 250 }]);
+    expect(budgets).toEqual([{ maxBytes: limits.searchPageMaxBytes, timeoutMs: 250 }]);
     expect((await outcomes()).deadline_exceeded).toBe(1);
+  });
+
+  it('when the store answers only after the budget has passed, then the reply is deadline_exceeded, not a late page', async () => {
+    const { handle } = handlerWith(
+      () => new Promise((resolve) => setTimeout(() => resolve({ items: [doc], total: 1 }), 60)),
+    );
+    expect((await handle(send({ ...request, budget_ms: 20 }))).payload).toMatchObject({
+      outcome: 'refused',
+      code: 'deadline_exceeded',
+    });
   });
 
   it("when the store fails otherwise, then the reply says failed without the driver's message", async () => {

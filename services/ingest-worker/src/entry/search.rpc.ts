@@ -3,6 +3,7 @@ import {
   checkMessage,
   TimeoutError,
   createEnvelope,
+  limits,
   sizeLimits,
   validators,
   type Envelope,
@@ -62,11 +63,19 @@ export function createSearchRpcHandler({ store, metrics, logger, maxReplyBytes }
       return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
     }
     const search = request.payload as SearchRequest;
+    const deadline =
+      search.budget_ms === undefined ? Infinity : performance.now() + search.budget_ms;
     try {
-      const result = await store.search(
-        toStoreQuery(search),
-        search.budget_ms === undefined ? {} : { timeoutMs: search.budget_ms },
-      );
+      const result = await store.search(toStoreQuery(search), {
+        maxBytes: limits.searchPageMaxBytes,
+        ...(search.budget_ms === undefined ? {} : { timeoutMs: search.budget_ms }),
+      });
+      // The budget is the request's to the end: an answer made past it would come too late.
+      if (performance.now() > deadline) {
+        throw new TimeoutError(
+          `the search's page was read past its deadline (${search.budget_ms} ms)`,
+        );
+      }
       return {
         outcome: 'ok',
         answer: toSearchAnswer(result, search, maxReplyBytes ?? SEARCH_REPLY_MAX_BYTES),
