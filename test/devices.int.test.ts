@@ -252,7 +252,12 @@ describe.each(modes)('GET /devices and /health in %s mode', (mode) => {
     it('when the ingest workers are gone, then /health is degraded naming them and /devices is a 503', async () => {
       await system.stopService?.('ingest-worker');
 
-      const health = await getFrom<Record<string, unknown>>(system, '/health', null);
+      // /health answers from a summary up to a second old while the next is read behind it: the
+      // outage shows once a read has failed (no answer within its 2 s).
+      const health = await waitUntil(
+        () => getFrom<Record<string, unknown>>(system, '/health', null),
+        (answer) => answer.body.status === 'degraded',
+      );
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({ status: 'degraded', status_code: 503 });
       expect(health.body.message).toMatch(/ingest workers/);

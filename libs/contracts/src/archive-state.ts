@@ -35,6 +35,8 @@ export interface ArchivedChunkCleanup {
   item_ids: string[];
   /** Media files (absolute, under the media root) uploaded with the chunk. */
   media_paths: string[];
+  /** Its manifest's created_at: which deletes cover its items (absent before this was kept). */
+  archived_at?: Date;
 }
 
 /**

@@ -23,3 +23,25 @@ describe('device listing rows', () => {
     expect(lastItemOf({ ...device, last_frame_ms: null, last_transcription_ms: null })).toBeNull();
   });
 });
+
+describe('devices messages: the newest item times (GET /health)', () => {
+  it('when newest is asked, then the request and its reply are valid, and a reply missing a type is not', () => {
+    expect(
+      validators.devicesRequest.check({ newest: true, listing: true, devices: ['desk'] }),
+    ).toEqual([]);
+    expect(
+      validators.devicesReply.check({
+        outcome: 'newest',
+        newest: { frames: 4, transcription: null },
+      }),
+    ).toEqual([]);
+    expect(
+      validators.devicesReply.check({ outcome: 'newest', newest: { frames: 4 } }).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('when a request or reply of before the flag is checked, then it is still valid', () => {
+    expect(validators.devicesRequest.check({ listing: true })).toEqual([]);
+    expect(validators.devicesReply.check({ outcome: 'listed', listing: [] })).toEqual([]);
+  });
+});

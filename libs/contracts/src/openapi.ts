@@ -897,7 +897,10 @@ export const apiOperations: readonly ApiOperation[] = [
       '(200); `unhealthy` (500) when the newest frame or transcription is older than ' +
       'CAPTURE_STALL_AFTER (`stale`; `no data` when none); `degraded` (503) when the broker, the ' +
       'content store or the ingest workers are unavailable, `message` naming which. A valid token ' +
-      'bound to devices narrows the times to its devices.',
+      'bound to devices narrows the times to its devices. The times may be up to about a second ' +
+      'old: each gateway reads them about once a second, however many clients poll. Without a ' +
+      'valid token the request must be addressed to a loopback Host (127.0.0.1, localhost, [::1]) ' +
+      'or one in GATEWAY_HEALTH_ALLOWED_HOSTS, else 403 (DNS rebinding); with one, any Host.',
     scope: null,
     response: {
       schema: 'HealthAnswer',
@@ -913,7 +916,7 @@ export const apiOperations: readonly ApiOperation[] = [
         verbose_instructions: null,
       },
     },
-    errors: [405],
+    errors: [403, 405],
   },
   {
     method: 'get',
@@ -993,7 +996,7 @@ const errorResponses: Record<
     name: 'Forbidden',
     description:
       "The token lacks the route's scope or is not bound to the device; or a tokenless " +
-      'loopback request names a foreign Host or Origin (DNS rebinding).',
+      'request names a foreign Host or Origin (DNS rebinding; GET /health: only the Host).',
     example: errorExample('token desk-1 lacks the operator scope'),
   },
   404: {

@@ -33,6 +33,7 @@ import type {
   devicesReplySchema,
   devicesRequestSchema,
   healthAnswerSchema,
+  newestItemTimesSchema,
 } from './schemas/devices.schema';
 import type {
   listedElementSchema,
@@ -106,6 +107,7 @@ export type DevicesRequest = FromSchema<typeof devicesRequestSchema>;
 export type DevicesReply = FromSchema<typeof devicesReplySchema>;
 export type DeviceCaptureRecord = FromSchema<typeof deviceCaptureRecordSchema>;
 export type DeviceListingRow = FromSchema<typeof deviceListingRowSchema>;
+export type NewestItemTimes = FromSchema<typeof newestItemTimesSchema>;
 export type DeviceSummary = FromSchema<typeof deviceSummarySchema>;
 export type DeviceDetail = FromSchema<typeof deviceDetailSchema>;
 export type DevicesAnswer = FromSchema<typeof devicesAnswerSchema>;

@@ -1,4 +1,4 @@
-import type { ContentType, DeviceListing } from '@screenfleet/contracts';
+import type { ContentType, DeviceListing, NewestItemTimes } from '@screenfleet/contracts';
 import type { DeleteOptions, DeviceCounters, DeviceCountersQuery } from './device-counters';
 
 /** One stored content item: what the ingest worker writes and the archive worker scans. */
@@ -33,6 +33,15 @@ export interface StoredOcrResult {
   text_json: string | null;
   ocr_engine: string | null;
   focused: boolean | null;
+}
+
+export interface InsertOptions {
+  /**
+   * The items come back from the archive (a restore, or an archive pass undoing its delete): the
+   * newly stored ones are also taken off their devices' `itemsArchived`, so an item is never
+   * counted both as stored and as archived (nor twice once archived again).
+   */
+  restored?: boolean;
 }
 
 export interface InsertResult {
@@ -140,7 +149,7 @@ export interface ContentStore {
    * another stored item: of items whose ids and claims overlap, one is stored, whatever the
    * order or concurrency of the inserts.
    */
-  insertItems(docs: NewContentDocument[]): Promise<InsertResult>;
+  insertItems(docs: NewContentDocument[], options?: InsertOptions): Promise<InsertResult>;
   /**
    * Items in [from, to) ordered by (timestamp, _id), at most `chunkSize` per chunk. Keyset
    * pagination, so items deleted or inserted behind the cursor do not shift what comes next.
@@ -157,7 +166,10 @@ export interface ContentStore {
    * Deletes at most `limit` items of the range, oldest first, with their search entries and
    * claims, in one transaction (SQLite: one writer operation, so the writer thread is never held
    * longer than that many deletes take). Fewer than `limit` deleted: the range is empty now. A
-   * call on an empty range deletes nothing and answers no counts.
+   * call on an empty range deletes nothing and answers no counts. The deleted items are
+   * subtracted from their devices' counters, and each touched device's first and last item
+   * times are set from the items it still holds (a privacy delete leaves no trace of their
+   * times), at a cost that does not grow with the device's history (device-counters.ts).
    */
   deleteRange(range: DeleteRange, options: { limit: number }): Promise<DeletedItems>;
   /**
@@ -177,12 +189,21 @@ export interface ContentStore {
    */
   deviceListing(devices?: readonly string[]): Promise<DeviceListing[]>;
   /**
-   * Sets the device's capture counters (items stored, first/last item time, hourly buckets) from
-   * the items stored now; received times and archive counters stay. For a delete that removes
-   * items other than by deleteByIds (a time range): call it after that delete.
+   * The newest item time of each content type (ms; null when none) over the devices named, else
+   * over every device with counters: the same counters' last item times (deviceListing's
+   * last_frame_ms / last_transcription_ms, folded), read without listing any device: an index
+   * seek per type, whatever the fleet's size (GET /health reads it about once a second). With
+   * `timeoutMs`, stopped past it as search is (rejects TimeoutError): no read outlives its asker.
    */
-  recountDevice(device: string): Promise<void>;
-  /** Removes every counter of the device, archive counters too (after delete-device). */
+  newestItemTimes(
+    devices?: readonly string[],
+    options?: Pick<SearchOptions, 'timeoutMs'>,
+  ): Promise<NewestItemTimes>;
+  /**
+   * After a delete of a whole device: removes its archive counters and those of its content
+   * types that count no item any more. Items the device stored since its last deleted chunk (a
+   * producer still sending) stay counted, with their times.
+   */
   forgetDevice(device: string): Promise<void>;
   /** Reads what is committed now: an item inserted before the call is found by it. */
   search(query: SearchQuery, options?: SearchOptions): Promise<SearchResult>;

@@ -8,13 +8,16 @@ import type { ContentType } from '@screenfleet/contracts';
  *   it newly stored (never a redelivered one); a delete (an archive pass's or a privacy delete)
  *   subtracts the items it removed. The sqlite adapter does both in the transaction that stores
  *   or deletes the items; the mongo adapter right after (no transactions on FerretDB).
- * - `firstItemTime` / `lastItemTime`: the oldest and newest item timestamp the device ever sent
- *   (deletes do not move them; recountDevice sets them from the items stored).
+ * - `firstItemTime` / `lastItemTime`: the oldest and newest item timestamp the device sent. An
+ *   archive pass's delete does not move them; a range delete (POST /data/delete-range) sets them
+ *   from the items left, found through the oldest and newest hourly buckets that still count
+ *   items: it reads one hour's items at most, never the device's whole history.
  * - `firstReceivedAt` / `lastReceivedAt`: when the gateway received the device's first and latest
  *   batch that stored something: whether the device is sending (capture ok / stalled / idle) is
  *   judged on these, not on the items' own timestamps (a desktop's clock may be off).
- * - `itemsArchived` / `lastArchivedItemTime`: items an archive pass moved out of the store,
- *   cumulative (a restore brings items back into `itemsStored`, it does not undo the count).
+ * - `itemsArchived` / `lastArchivedItemTime`: items an archive pass moved out of the store and
+ *   that are still out: a restore (insertItems with `restored`) takes the items it brings back
+ *   off `itemsArchived`, so an item archived again is counted once. The time stays.
  */
 export interface ContentTypeCounters {
   contentType: ContentType;

@@ -92,7 +92,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         await counters.ensureIndexes();
       }),
 
-    insertItems: (docs) =>
+    insertItems: (docs, options = {}) =>
       translated('insertItems', async () => {
         const claiming = docs.filter((doc) => doc.claims?.length);
         const result = await insertIgnoringStored(
@@ -109,6 +109,7 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
           result.stored.push(...stored.stored);
         }
         await counters.added(result.stored);
+        if (options.restored) await counters.unarchived(result.stored);
         return { inserted: result.inserted, alreadyStored: result.alreadyStored };
       }),
 
@@ -146,11 +147,24 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
         await counters.deleted(found, false);
-        return summariseDeleted(found);
+        const deleted = summariseDeleted(found);
+        await counters.settleItemTimes(deleted.counts);
+        return deleted;
       }),
     deviceCounters: (query) => translated('deviceCounters', () => counters.read(query)),
     deviceListing: (devices) => translated('deviceListing', () => counters.listing(devices)),
-    recountDevice: (device) => translated('recountDevice', () => counters.recount(device)),
+    newestItemTimes: (devices, { timeoutMs } = {}) =>
+      translated('newestItemTimes', async () => {
+        const maxTimeMS = timeoutMs === undefined ? undefined : Math.max(1, Math.floor(timeoutMs));
+        try {
+          return await counters.newest(devices, maxTimeMS);
+        } catch (error) {
+          if (!(error instanceof MongoServerError && error.code === MAX_TIME_EXPIRED)) throw error;
+          throw new TimeoutError(
+            `the newest item times ran past their deadline (${timeoutMs} ms) and were stopped (maxTimeMS)`,
+          );
+        }
+      }),
     forgetDevice: (device) => translated('forgetDevice', () => counters.forget(device)),
 
     filePathsInUse: (paths) =>

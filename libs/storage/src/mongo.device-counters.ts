@@ -1,8 +1,9 @@
-import type { ContentType, DeviceListing } from '@screenfleet/contracts';
+import type { ContentType, DeviceListing, NewestItemTimes } from '@screenfleet/contracts';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type { ContentDocument } from './content-store';
 import {
   compareNames,
+  HOUR_MS,
   hourStart,
   windowShare,
   windowStarts,
@@ -95,7 +96,7 @@ const hourKey = (device: string, type: string, hour: number) =>
  * after the items are stored or deleted, counting only the items the insert newly stored (a
  * redelivered item is a duplicate key, never counted twice). FerretDB and our MongoDB use have
  * no transactions: a crash between the items' write and the counters' leaves them short by
- * that batch (never counted twice); recountDevice repairs a device.
+ * that batch (never counted twice).
  */
 export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection<StoredItem>) {
   const devices = db.collection<DeviceDoc>(`${itemsName}_devices`);
@@ -149,11 +150,67 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
     if (sign === -1) await hours.deleteMany({ items: { $lte: 0 } });
   }
 
+  /** The oldest (1) or newest (-1) item time of a (device, type), bucket by bucket from that end. */
+  async function edgeItemTime(
+    device: string,
+    type: ContentType,
+    order: 1 | -1,
+  ): Promise<Date | null> {
+    let after: Date | undefined;
+    for (;;) {
+      const beyond =
+        after === undefined ? {} : { hour: order === 1 ? { $gt: after } : { $lt: after } };
+      const bucket = await hours
+        .find({ device_name: device, content_type: type, ...beyond }, { projection: { hour: 1 } })
+        .sort({ hour: order })
+        .limit(1)
+        .next();
+      if (!bucket) return null;
+      const end = new Date(bucket.hour.getTime() + HOUR_MS);
+      const item = await items
+        .find(
+          { device_name: device, content_type: type, timestamp: { $gte: bucket.hour, $lt: end } },
+          { projection: { _id: 0, timestamp: 1 } },
+        )
+        .sort({ timestamp: order })
+        .limit(1)
+        .next();
+      if (item) return item.timestamp;
+      after = bucket.hour;
+    }
+  }
+
+  /**
+   * Sets each (device, type)'s first and last item time from the items it still holds (after
+   * a range delete), through the oldest and newest hourly buckets that still count items: it
+   * reads a bucket's items at most, never the device's history (sqlite's settleItemTimes).
+   */
+  async function settleItemTimes(
+    pairs: Iterable<{ device_name: string; content_type: string }>,
+  ): Promise<void> {
+    for (const { device_name, content_type } of pairs) {
+      const first = await edgeItemTime(device_name, content_type as ContentType, 1);
+      const last =
+        first === null ? null : await edgeItemTime(device_name, content_type as ContentType, -1);
+      await devices.updateOne(
+        { _id: deviceKey(device_name, content_type) },
+        first === null || last === null
+          ? { $unset: { first_item: '', last_item: '' } }
+          : { $set: { first_item: first, last_item: last } },
+      );
+    }
+  }
+
   return {
     async ensureIndexes(): Promise<void> {
       await hours.createIndex({ hour: 1 }, { name: 'hour_1' });
       await hours.createIndex({ device_name: 1, hour: 1 }, { name: 'device_name_1_hour_1' });
       await devices.createIndex({ device_name: 1 }, { name: 'device_name_1' });
+      // The fleet's newest item of a type: the first entry of its range (newestItemTimes).
+      await devices.createIndex(
+        { content_type: 1, last_item: -1 },
+        { name: 'content_type_1_last_item_-1' },
+      );
     },
 
     /** Counts items the insert newly stored (their received_at included). */
@@ -313,51 +370,75 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       return [...byDevice.values()].sort((a, b) => compareNames(a.device_name, b.device_name));
     },
 
-    async recount(device: string): Promise<void> {
-      const stored = await items
-        .find(
-          { device_name: device },
-          { projection: { _id: 0, device_name: 1, content_type: 1, timestamp: 1, received_at: 1 } },
-        )
-        .toArray();
-      const tallies = tally(stored as Item[]);
-      await hours.deleteMany({ device_name: device });
-      const hourDocs: HourDoc[] = [];
-      for (const t of tallies.values()) {
-        for (const [hour, n] of t.hours) {
-          hourDocs.push({
-            _id: hourKey(t.device, t.type, hour),
-            device_name: t.device,
-            content_type: t.type,
-            hour: new Date(hour),
-            items: n,
-          });
+    /**
+     * The newest last_item per content type. Over every device: the first document of each type
+     * on the (content_type, last_item desc) index, one entry read (a missing last_item sorts
+     * last). Over named devices (a bound token's few): their documents by device_name, folded
+     * here, so no planner can pick the type's index and walk the fleet for them.
+     */
+    async newest(
+      named: readonly string[] | undefined,
+      maxTimeMS: number | undefined,
+    ): Promise<NewestItemTimes> {
+      const newest: NewestItemTimes = { frames: null, transcription: null };
+      const fold = (doc: Pick<DeviceDoc, 'content_type' | 'last_item'>) => {
+        const type = doc.content_type as ContentType;
+        const time = doc.last_item?.getTime();
+        if (time !== undefined && type in newest && time > (newest[type] ?? -Infinity)) {
+          newest[type] = time;
         }
+      };
+      const options = {
+        projection: { _id: 0, content_type: 1, last_item: 1 },
+        ...(maxTimeMS === undefined ? {} : { maxTimeMS }),
+      };
+      if (named !== undefined) {
+        const docs = await devices.find({ device_name: { $in: [...named] } }, options).toArray();
+        for (const doc of docs) fold(doc);
+        return newest;
       }
-      if (hourDocs.length > 0) await hours.insertMany(hourDocs, { ordered: false });
-      await devices.updateMany(
-        { device_name: device },
-        { $set: { items_stored: 0 }, $unset: { first_item: '', last_item: '' } },
+      const firsts = await Promise.all(
+        (Object.keys(newest) as ContentType[]).map((type) =>
+          devices.find({ content_type: type }, options).sort({ last_item: -1 }).limit(1).toArray(),
+        ),
       );
-      for (const [key, t] of tallies) {
-        await devices.updateOne(
-          { _id: key },
-          {
-            $set: { items_stored: t.items, first_item: t.firstItem, last_item: t.lastItem },
-            $setOnInsert: { device_name: t.device, content_type: t.type },
-            // MongoDB refuses an empty operator ({$min: {}}): present only with a value.
-            ...(t.firstReceived ? { $min: { first_received: t.firstReceived } } : {}),
-            ...(t.lastReceived ? { $max: { last_received: t.lastReceived } } : {}),
-          },
-          { upsert: true },
-        );
-      }
+      for (const doc of firsts.flat()) fold(doc);
+      return newest;
     },
 
+    settleItemTimes,
+
+    /** Takes restored items (newly stored, by device) off their devices' archive counters. */
+    async unarchived(restored: ContentDocument[]): Promise<void> {
+      const perDevice = new Map<string, number>();
+      for (const doc of restored) {
+        perDevice.set(doc.device_name, (perDevice.get(doc.device_name) ?? 0) + 1);
+      }
+      if (perDevice.size === 0) return;
+      await archive.bulkWrite(
+        [...perDevice].map(([device, n]) => ({
+          updateOne: { filter: { _id: device }, update: { $inc: { items_archived: -n } } },
+        })),
+      );
+      // $inc cannot floor: an archive counter older than its items' restore stays at 0.
+      await archive.updateMany(
+        { _id: { $in: [...perDevice.keys()] }, items_archived: { $lt: 0 } },
+        { $set: { items_archived: 0 } },
+      );
+    },
+
+    /**
+     * After a delete of a whole device: removes its archive counters and the documents of its
+     * content types that count no item. Items stored since the delete's last chunk stay counted
+     * (each document's condition is checked as it is removed), with their times settled.
+     */
     async forget(device: string): Promise<void> {
-      await devices.deleteMany({ device_name: device });
-      await hours.deleteMany({ device_name: device });
       await archive.deleteOne({ _id: device });
+      await devices.deleteMany({ device_name: device, items_stored: { $lte: 0 } });
+      const left = await devices
+        .find({ device_name: device }, { projection: { device_name: 1, content_type: 1 } })
+        .toArray();
+      await settleItemTimes(left);
     },
   };
 }

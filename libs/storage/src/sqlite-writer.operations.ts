@@ -32,8 +32,9 @@ import {
   counterTables,
   ensureCounterSchema,
   forgetDevice,
-  recountDevice,
+  settleItemTimes,
   subtractDeleted,
+  unarchive,
 } from './sqlite.device-counters-schema';
 
 /** What a write operation gets in the writer thread: the write connection, inside a transaction. */
@@ -82,12 +83,13 @@ export const writeOperations = {
    */
   'content.insert': (
     connection: WriterConnection,
-    { table, docs }: { table: string; docs: NewContentDocument[] },
+    { table, docs, restored }: { table: string; docs: NewContentDocument[]; restored?: boolean },
   ) => {
     const tables = contentTables(table);
     // The device counters of the items newly stored, in the same savepoint: a redelivered item
     // (not inserted) is not counted, and items and counts commit or roll back together.
     const counts = counterAdditions();
+    const byDevice = new Map<string, number>();
     let inserted = 0;
     for (const doc of docs) {
       const row = contentRow(doc);
@@ -95,9 +97,11 @@ export const writeOperations = {
       if (insertContentRow(connection.sql, tables, row) === 1) {
         inserted += 1;
         counts.add(doc);
+        if (restored) byDevice.set(doc.device_name, (byDevice.get(doc.device_name) ?? 0) + 1);
       }
     }
     counts.flush(connection.sql, counterTables(table));
+    unarchive(connection.sql, counterTables(table), byDevice);
     return inserted;
   },
 
@@ -111,28 +115,26 @@ export const writeOperations = {
     return deleteItemRows(sql, tables, ids);
   },
 
-  'content.recountDevice': (
-    { sql }: WriterConnection,
-    { table, device }: { table: string; device: string },
-  ) => recountDevice(sql, contentTables(table).table, counterTables(table), device),
-
   'content.forgetDevice': (
     { sql }: WriterConnection,
     { table, device }: { table: string; device: string },
-  ) => forgetDevice(sql, counterTables(table), device),
+  ) => forgetDevice(sql, contentTables(table).table, counterTables(table), device),
 
   /**
    * One bounded chunk of a delete (ContentStore.deleteRange); its items are subtracted from
-   * their devices' counters in the same savepoint.
+   * their devices' counters, and those devices' item times settled, in the same savepoint.
    */
   'content.deleteRange': (
     { sql }: WriterConnection,
     { table, range, limit }: { table: string; range: DeleteRangeMs; limit: number },
   ) => {
     const tables = contentTables(table);
-    return deleteRangeRows(sql, tables, range, limit, (ids) =>
-      subtractDeleted(sql, tables.table, counterTables(table), JSON.stringify(ids), false),
+    const counters = counterTables(table);
+    const deleted = deleteRangeRows(sql, tables, range, limit, (ids) =>
+      subtractDeleted(sql, tables.table, counters, JSON.stringify(ids), false),
     );
+    settleItemTimes(sql, tables.table, counters, deleted.counts);
+    return deleted;
   },
 
   'archiveState.schema': ({ db }: WriterConnection, t: StateTables) =>

@@ -2,6 +2,7 @@ import { TimeoutError } from '@screenfleet/contracts';
 import type {
   ContentDocument,
   ContentStore,
+  InsertOptions,
   InsertResult,
   NewContentDocument,
   SearchOptions,
@@ -13,7 +14,11 @@ import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { fromJson } from './sqlite-json';
 import { contentTables } from './sqlite.content-schema';
 import { searchSql } from './sqlite.content-search';
-import { readDeviceCounters, readDeviceListing } from './sqlite.device-counters';
+import {
+  readDeviceCounters,
+  readDeviceListing,
+  readNewestItemTimes,
+} from './sqlite.device-counters';
 import { counterTables } from './sqlite.device-counters-schema';
 import { toStoreError } from './store-errors';
 
@@ -66,9 +71,14 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
   async function insertIgnoringStored(
     { writer }: SqliteDatabase,
     docs: NewContentDocument[],
+    { restored }: InsertOptions,
   ): Promise<InsertResult> {
     if (docs.length === 0) return { inserted: 0, alreadyStored: 0 };
-    const inserted = await writer.write('content.insert', { table: name, docs }, docs.length);
+    const inserted = await writer.write(
+      'content.insert',
+      { table: name, docs, ...(restored ? { restored } : {}) },
+      docs.length,
+    );
     return { inserted, alreadyStored: docs.length - inserted };
   }
 
@@ -137,8 +147,8 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
       return translated('ensureIndexes', () => Promise.resolve());
     },
 
-    insertItems: (docs) =>
-      translated('insertItems', (database) => insertIgnoringStored(database, docs)),
+    insertItems: (docs, options = {}) =>
+      translated('insertItems', (database) => insertIgnoringStored(database, docs, options)),
 
     scanRange: (range, { chunkSize }) => scanChunks(range, chunkSize),
 
@@ -180,10 +190,11 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
       translated('deviceCounters', ({ readers }) => readDeviceCounters(readers, counters, query)),
     deviceListing: (devices) =>
       translated('deviceListing', ({ readers }) => readDeviceListing(readers, counters, devices)),
-
-    recountDevice: (device) =>
-      translated('recountDevice', ({ writer }) =>
-        writer.write('content.recountDevice', { table: name, device }),
+    newestItemTimes: (devices, { timeoutMs } = {}) =>
+      translated('newestItemTimes', ({ readers }) =>
+        readNewestItemTimes(readers, counters, devices, {
+          ...(timeoutMs === undefined ? {} : { deadline: performance.now() + timeoutMs }),
+        }),
       ),
 
     forgetDevice: (device) =>

@@ -14,6 +14,8 @@ export interface CounterTables {
   /** One row per device: what archive passes moved out. */
   archive: string;
   hoursIndex: string;
+  /** (content_type, last_item_ms) on `devices`: the fleet's newest item of a type is one seek. */
+  newestIndex: string;
 }
 
 export function counterTables(contentName: string): CounterTables {
@@ -22,6 +24,7 @@ export function counterTables(contentName: string): CounterTables {
     hours: tableName(`${contentName}_device_hours`, 'table'),
     archive: tableName(`${contentName}_device_archive`, 'table'),
     hoursIndex: tableName(`${contentName}_device_hours_hour`, 'index'),
+    newestIndex: tableName(`${contentName}_devices_newest`, 'index'),
   };
 }
 
@@ -37,6 +40,7 @@ const createCounters = (t: CounterTables) => `
     last_received_ms INTEGER,
     PRIMARY KEY (device_name, content_type)
   ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS ${t.newestIndex} ON ${t.devices} (content_type, last_item_ms);
   CREATE TABLE IF NOT EXISTS ${t.hours} (
     device_name TEXT NOT NULL,
     content_type TEXT NOT NULL,
@@ -209,11 +213,79 @@ export function subtractDeleted(
 }
 
 /**
- * Sets the device's capture counters from the items stored now (items, first/last item time,
- * hourly buckets); the received times and the archive counters stay. For a delete that removed
- * items other than through deleteByIds (a range), in or after its transaction.
+ * Sets each (device, type)'s first and last item time from the items it still holds, in the
+ * caller's transaction (a range delete's). The oldest and newest hourly buckets that still count
+ * items say where those items are, so it reads at most a bucket's items, never the device's
+ * history (a rescan of a 1M-item device held the writer, and every producer, for 12 s). A bucket
+ * whose items are gone (counters that drifted) is passed over. A type left with no item keeps
+ * its row, with no times.
  */
-export function recountDevice(
+export function settleItemTimes(
+  sql: Statements,
+  contentTable: string,
+  t: CounterTables,
+  pairs: Iterable<{ device_name: string; content_type: string }>,
+): void {
+  for (const { device_name, content_type } of pairs) {
+    const first = edgeItemTime(sql, contentTable, t, device_name, content_type, 'first');
+    const last =
+      first === null ? null : edgeItemTime(sql, contentTable, t, device_name, content_type, 'last');
+    sql(
+      `UPDATE ${t.devices} SET first_item_ms = ?, last_item_ms = ?
+       WHERE device_name = ? AND content_type = ?`,
+    ).run(first, last, device_name, content_type);
+  }
+}
+
+/** The oldest or newest item time of a (device, type), bucket by bucket from that end. */
+function edgeItemTime(
+  sql: Statements,
+  contentTable: string,
+  t: CounterTables,
+  device: string,
+  type: string,
+  edge: 'first' | 'last',
+): number | null {
+  const [order, beyond] = edge === 'first' ? ['ASC', '>'] : ['DESC', '<'];
+  const nextBucket = sql(
+    `SELECT hour_ms FROM ${t.hours} WHERE device_name = ? AND content_type = ? AND hour_ms ${beyond} ?
+     ORDER BY hour_ms ${order} LIMIT 1`,
+  );
+  // The (device_name, timestamp_ms, id) index, read from that end of the hour.
+  const itemOfBucket = sql(
+    `SELECT timestamp_ms FROM ${contentTable}
+     WHERE device_name = ? AND timestamp_ms >= ? AND timestamp_ms < ? AND content_type = ?
+     ORDER BY timestamp_ms ${order} LIMIT 1`,
+  );
+  let after = edge === 'first' ? -Number.MAX_VALUE : Number.MAX_VALUE;
+  for (;;) {
+    const bucket = nextBucket.get(device, type, after) as { hour_ms: number } | undefined;
+    if (!bucket) return null;
+    const item = itemOfBucket.get(device, bucket.hour_ms, bucket.hour_ms + HOUR_MS, type) as
+      { timestamp_ms: number } | undefined;
+    if (item) return item.timestamp_ms;
+    after = bucket.hour_ms;
+  }
+}
+
+/**
+ * Takes restored items off their devices' archive counters (insertItems with `restored`), in
+ * the insert's transaction: `restored` counts the newly stored items by device.
+ */
+export function unarchive(sql: Statements, t: CounterTables, restored: Map<string, number>): void {
+  for (const [device, items] of restored) {
+    sql(
+      `UPDATE ${t.archive} SET items_archived = max(0, items_archived - ?) WHERE device_name = ?`,
+    ).run(items, device);
+  }
+}
+
+/**
+ * Sets the device's capture counters from the items stored now (items, first/last item time,
+ * hourly buckets); the received times and the archive counters stay. It reads every item of the
+ * device: only for a file written before counters existed, once, when they are created.
+ */
+function recountDevice(
   sql: Statements,
   contentTable: string,
   t: CounterTables,
@@ -248,9 +320,21 @@ export function recountDevice(
   ).run(device);
 }
 
-/** Removes every counter of the device (after its items were deleted: delete-device). */
-export function forgetDevice(sql: Statements, t: CounterTables, device: string): void {
-  sql(`DELETE FROM ${t.devices} WHERE device_name = ?`).run(device);
-  sql(`DELETE FROM ${t.hours} WHERE device_name = ?`).run(device);
+/**
+ * After a delete of a whole device: removes its archive counters and the rows of its content
+ * types that count no item. Items stored since the delete's last chunk stay counted (their
+ * rows and buckets were added by their insert), with their times settled.
+ */
+export function forgetDevice(
+  sql: Statements,
+  contentTable: string,
+  t: CounterTables,
+  device: string,
+): void {
   sql(`DELETE FROM ${t.archive} WHERE device_name = ?`).run(device);
+  sql(`DELETE FROM ${t.devices} WHERE device_name = ? AND items_stored <= 0`).run(device);
+  const left = sql(`SELECT device_name, content_type FROM ${t.devices} WHERE device_name = ?`).all(
+    device,
+  ) as Array<{ device_name: string; content_type: string }>;
+  settleItemTimes(sql, contentTable, t, left);
 }

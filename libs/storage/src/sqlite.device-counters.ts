@@ -3,6 +3,7 @@ import {
   type ContentType,
   type DeviceListing,
   type DeviceListingRow,
+  type NewestItemTimes,
 } from '@screenfleet/contracts';
 import {
   compareNames,
@@ -12,7 +13,7 @@ import {
   type DeviceCounters,
   type DeviceCountersQuery,
 } from './device-counters';
-import type { SqliteReaders } from './sqlite-readers';
+import type { ReadOptions, SqliteReaders } from './sqlite-readers';
 import type { CounterTables } from './sqlite.device-counters-schema';
 
 type Row = [
@@ -117,6 +118,36 @@ export async function readDeviceListing(
   return (JSON.parse(row!.listing) as DeviceListingRow[])
     .map(fromListingRow)
     .sort((a, b) => compareNames(a.device_name, b.device_name));
+}
+
+/**
+ * The newest item time per content type in one statement. Over every device, a max() per type
+ * on the (content_type, last_item_ms) index: one seek each, however many devices there are.
+ * Over named devices, their rows by the primary key (device_name, content_type), folded.
+ */
+export async function readNewestItemTimes(
+  readers: SqliteReaders,
+  t: CounterTables,
+  devices: readonly string[] | undefined,
+  options: ReadOptions = {},
+): Promise<NewestItemTimes> {
+  const newestOf = (type: string) =>
+    `(SELECT max(last_item_ms) FROM ${t.devices} WHERE content_type = '${type}')`;
+  const [row] =
+    devices === undefined
+      ? await readers.query<NewestItemTimes>(
+          `SELECT ${newestOf('frames')} AS frames, ${newestOf('transcription')} AS transcription`,
+          [],
+          options,
+        )
+      : await readers.query<NewestItemTimes>(
+          `SELECT max(CASE WHEN content_type = 'frames' THEN last_item_ms END) AS frames,
+             max(CASE WHEN content_type = 'transcription' THEN last_item_ms END) AS transcription
+           FROM ${t.devices} WHERE device_name IN (SELECT value FROM json_each(?1))`,
+          [JSON.stringify(devices)],
+          options,
+        );
+  return { frames: row?.frames ?? null, transcription: row?.transcription ?? null };
 }
 
 const date = (ms: number | null) => (ms === null ? null : new Date(ms));

@@ -82,6 +82,7 @@ export function describeArchiveStateStoreContract(
           failures: 2,
           cleanup_pending: {
             chunk_key: 'chunks/2026/10/01/chunk-1.jsonl.gz',
+            archived_at: at(2),
             item_ids: ['item-00041', 'item-00042'],
             media_paths: ['/media/a.png'],
           },

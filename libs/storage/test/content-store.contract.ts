@@ -456,8 +456,55 @@ export function describeContentStoreContract(
         expect(await store.deviceListing([])).toEqual([]);
       });
 
+      it('when the newest item times are asked, then each content type gives its newest over every device, or over the named ones, as the listing folds them', async () => {
+        expect(await store.newestItemTimes()).toEqual({ frames: null, transcription: null });
+        await store.insertItems([
+          item('a', '2026-11-22T10:05:00Z'),
+          item('b', '2026-11-22T10:07:00Z', { device_name: 'device-2' }),
+          item('c', '2026-11-22T09:00:00Z', { content_type: 'transcription', file_path: null }),
+          // Received last, but not the newest item: item times decide, not arrival.
+          item('d', '2026-11-22T08:00:00Z', {
+            device_name: 'device-3',
+            received_at: at('2026-11-22T10:30:00Z'),
+          }),
+        ]);
+        const ms = (iso: string) => at(iso).getTime();
+
+        expect(await store.newestItemTimes()).toEqual({
+          frames: ms('2026-11-22T10:07:00Z'),
+          transcription: ms('2026-11-22T09:00:00Z'),
+        });
+        expect(await store.newestItemTimes(['device-1', 'device-3', 'nobody'])).toEqual({
+          frames: ms('2026-11-22T10:05:00Z'),
+          transcription: ms('2026-11-22T09:00:00Z'),
+        });
+        expect(await store.newestItemTimes(['device-3'])).toEqual({
+          frames: ms('2026-11-22T08:00:00Z'),
+          transcription: null,
+        });
+        expect(await store.newestItemTimes([])).toEqual({ frames: null, transcription: null });
+        // A read given a deadline it meets answers the same (GET /health's reads carry one).
+        expect(await store.newestItemTimes(['device-3'], { timeoutMs: 60_000 })).toEqual({
+          frames: ms('2026-11-22T08:00:00Z'),
+          transcription: null,
+        });
+        const listed = await store.deviceListing();
+        const newestOf = (field: 'last_frame_ms' | 'last_transcription_ms') =>
+          Math.max(...listed.map((d) => d[field] ?? -Infinity));
+        expect(await store.newestItemTimes()).toEqual({
+          frames: newestOf('last_frame_ms'),
+          transcription: newestOf('last_transcription_ms'),
+        });
+
+        // A deleted device (delete-device: its items, then its counters) takes its times along.
+        await store.deleteRange({ device: 'device-2' }, { limit: 10 });
+        await store.forgetDevice('device-2');
+        expect((await store.newestItemTimes()).frames).toBe(ms('2026-11-22T10:05:00Z'));
+      });
+
       it('when every item of a device is archived, then it stays listed with its times; a forgotten device leaves the listing, as its counters', async () => {
         await store.insertItems([item('a', '2026-11-22T10:05:00Z')]);
+        await store.deleteRange({ device: 'device-1' }, { limit: 10 });
         await store.forgetDevice('device-1');
         await store.insertItems([item('b', '2026-11-22T10:06:00Z', { device_name: 'device-2' })]);
         await store.deleteByIds(['b'], { archived: true });
@@ -550,27 +597,98 @@ export function describeContentStoreContract(
         expect(await counters({ devices: [] })).toEqual([]);
       });
 
-      it('when a device is recounted, then its counts are those of its items stored; when forgotten, it is gone', async () => {
+      it('when a range is deleted, then its devices keep exact counts and the first and last times of the items left; a type left with none has no times', async () => {
+        await store.insertItems([
+          item('a', '2026-11-22T08:10:00Z'),
+          item('b', '2026-11-22T09:20:00Z'),
+          item('c', '2026-11-22T10:05:00Z'),
+          item('t', '2026-11-22T09:30:00Z', { content_type: 'transcription', file_path: null }),
+          item('x', '2026-11-22T08:00:00Z', { device_name: 'device-2' }),
+        ]);
+        const frames = async () => (await counters())[0]?.byContentType[0];
+
+        await store.deleteRange(
+          { to: at('2026-11-22T09:00:00Z'), device: 'device-1' },
+          { limit: 10 },
+        );
+        expect(await frames()).toMatchObject({
+          itemsStored: 2,
+          firstItemTime: at('2026-11-22T09:20:00Z'),
+          lastItemTime: at('2026-11-22T10:05:00Z'),
+          firstReceivedAt: at('2026-11-22T08:10:00Z'), // when batches came: kept
+        });
+
+        await store.deleteRange({ from: at('2026-11-22T10:00:00Z') }, { limit: 10 });
+        expect(await frames()).toMatchObject({
+          itemsStored: 1,
+          firstItemTime: at('2026-11-22T09:20:00Z'),
+          lastItemTime: at('2026-11-22T09:20:00Z'),
+        });
+
+        await store.deleteRange(
+          { from: at('2026-11-22T09:00:00Z'), to: at('2026-11-22T10:00:00Z') },
+          { limit: 10 },
+        );
+        const [device, other] = await counters({ hoursSince: at('2026-11-22T00:00:00Z') });
+        expect(device?.byContentType).toEqual([
+          expect.objectContaining({ itemsStored: 0, firstItemTime: null, lastItemTime: null }),
+          expect.objectContaining({ itemsStored: 0, firstItemTime: null, lastItemTime: null }),
+        ]);
+        expect(device?.hours).toEqual([]);
+        expect(other?.byContentType[0]).toMatchObject({
+          itemsStored: 1,
+          firstItemTime: at('2026-11-22T08:00:00Z'),
+        });
+      });
+
+      it('when a device is forgotten after its items were deleted, then it is gone; items it stored since the last delete stay counted', async () => {
         await store.insertItems([
           item('a', '2026-11-22T10:05:00Z'),
           item('b', '2026-11-22T10:06:00Z'),
           item('c', '2026-11-22T10:05:00Z', { device_name: 'device-2' }),
         ]);
         await store.deleteByIds(['a'], { archived: true });
-
-        await store.recountDevice('device-1');
-
-        const after = await counters();
-        expect(after[0]).toMatchObject({ itemsArchived: 1 }); // archive counters stay
-        expect(after[0]?.byContentType[0]).toMatchObject({
-          itemsLastHour: 1,
-          itemsStored: 1,
-          firstItemTime: at('2026-11-22T10:06:00Z'), // from the items stored now
-          firstReceivedAt: at('2026-11-22T10:05:00Z'), // what the device sent: kept
-        });
-
+        await store.deleteRange({ device: 'device-1' }, { limit: 10 });
         await store.forgetDevice('device-1');
         expect((await counters()).map((d) => d.deviceName)).toEqual(['device-2']);
+
+        await store.insertItems([item('d', '2026-11-22T10:07:00Z')]);
+        await store.deleteRange({ device: 'device-1' }, { limit: 10 });
+        await store.insertItems([item('e', '2026-11-22T10:20:00Z')]); // sent meanwhile
+        await store.forgetDevice('device-1');
+
+        const [device] = await counters({ devices: ['device-1'] });
+        expect(device).toMatchObject({ itemsArchived: 0 });
+        expect(device?.byContentType).toEqual([
+          expect.objectContaining({
+            itemsStored: 1,
+            firstItemTime: at('2026-11-22T10:20:00Z'),
+            lastItemTime: at('2026-11-22T10:20:00Z'),
+            itemsLastHour: 1,
+          }),
+        ]);
+      });
+
+      it('when archived items are restored, then they leave the archive counters, once', async () => {
+        await store.insertItems([
+          item('a', '2026-11-22T10:05:00Z'),
+          item('b', '2026-11-22T10:06:00Z'),
+        ]);
+        await store.deleteByIds(['a', 'b'], { archived: true });
+
+        expect(
+          await store.insertItems([item('a', '2026-11-22T10:05:00Z')], { restored: true }),
+        ).toEqual({
+          inserted: 1,
+          alreadyStored: 0,
+        });
+        await store.insertItems([item('a', '2026-11-22T10:05:00Z')], { restored: true }); // again
+
+        const [device] = await counters();
+        expect(device).toMatchObject({ itemsArchived: 1 });
+        expect(device?.byContentType[0]).toMatchObject({ itemsStored: 1 });
+        await store.deleteByIds(['a'], { archived: true }); // archived again: counted once
+        expect((await counters())[0]).toMatchObject({ itemsArchived: 2 });
       });
     });
 

@@ -82,7 +82,6 @@ export interface ArchiveWorkerDeps {
     | 'filePathsInUse'
     | 'insertItems'
     | 'deleteRange'
-    | 'recountDevice'
     | 'forgetDevice'
   >;
   archive: Pick<

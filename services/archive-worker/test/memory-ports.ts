@@ -26,14 +26,17 @@ export function memoryContentStore(initial: ContentDocument[] = []) {
     (!range.from || doc.timestamp >= range.from) &&
     doc.timestamp < range.to &&
     (range.device === undefined || doc.device_name === range.device);
-  const store: ContentStore & { items: Map<string, ContentDocument> } = {
+  const store: ContentStore & { items: Map<string, ContentDocument>; restoredIds: Set<string> } = {
     items,
+    /** Items stored by an insert that said they came back from the archive (`restored`). */
+    restoredIds: new Set(),
     ensureIndexes: () => Promise.resolve(),
-    insertItems(docs) {
+    insertItems(docs, options = {}) {
       let inserted = 0;
       for (const doc of docs) {
         if (items.has(doc._id)) continue;
         items.set(doc._id, structuredClone(doc));
+        if (options.restored) store.restoredIds.add(doc._id);
         inserted += 1;
       }
       return Promise.resolve({ inserted, alreadyStored: docs.length - inserted });
@@ -84,7 +87,7 @@ export function memoryContentStore(initial: ContentDocument[] = []) {
     search: () => Promise.reject(new Error('memoryContentStore does not search')),
     deviceCounters: () => Promise.reject(new Error('memoryContentStore keeps no counters')),
     deviceListing: () => Promise.reject(new Error('memoryContentStore keeps no counters')),
-    recountDevice: () => Promise.resolve(),
+    newestItemTimes: () => Promise.reject(new Error('memoryContentStore keeps no counters')),
     forgetDevice: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

@@ -48,6 +48,10 @@ export interface GatewayDeps {
     stallAfterMs?: number;
     /** How long GET /health waits for an ingest worker (default 2 s). */
     healthTimeoutMs?: number;
+    /** GATEWAY_HEALTH_ALLOWED_HOSTS, as parseAllowedHosts gives them (default none). */
+    healthAllowedHosts?: readonly string[];
+    /** How long a /health summary is served before it is read again (default 1 s). */
+    healthMaxAgeMs?: number;
   };
   archive?: {
     /** How long status, configure, init and run wait for the worker (503 after). */
@@ -106,6 +110,8 @@ export function createGatewayApp(
       auth: deps.auth,
       metrics: deps.metrics.devices,
       stallAfterMs,
+      allowedHosts: deps.devices?.healthAllowedHosts ?? [],
+      ...(deps.devices?.healthMaxAgeMs ? { maxAgeMs: deps.devices.healthMaxAgeMs } : {}),
       ...(deps.devices?.healthTimeoutMs ? { timeoutMs: deps.devices.healthTimeoutMs } : {}),
     }),
   );

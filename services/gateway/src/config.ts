@@ -30,6 +30,12 @@ export const gatewayConfigSpec = defineConfig({
     default: false,
     doc: "Let requests without a token in, for screenpipe's unmodified local clients; loopback only",
   },
+  healthAllowedHosts: {
+    env: 'GATEWAY_HEALTH_ALLOWED_HOSTS',
+    kind: 'list',
+    default: [],
+    doc: 'Comma-separated host names (no port) that GET /health without a token may be addressed to besides loopback ones, for a gateway reachable over the network on purpose (a load balancer or monitor polling it by name); any other Host is a 403 foreign_host (DNS rebinding). Requests with a valid token are not Host-checked; the loopback switch keeps to loopback Hosts',
+  },
   dataDir: {
     env: 'DATA_DIR',
     kind: 'string',

@@ -31,6 +31,7 @@ describe('gatewaySettings', () => {
         GATEWAY_ARCHIVE_TIMEOUT: '8s',
         GATEWAY_ARCHIVE_RESTORE_TIMEOUT: '9s',
         CAPTURE_STALL_AFTER: '10m',
+        GATEWAY_HEALTH_ALLOWED_HOSTS: 'Fleet.Example, health.internal',
       }),
       logger,
     );
@@ -38,7 +39,7 @@ describe('gatewaySettings', () => {
     expect(settings).toMatchObject({
       operator: { timeoutMs: 6000 },
       search: { timeoutMs: 7000 },
-      devices: { stallAfterMs: 600_000 },
+      devices: { stallAfterMs: 600_000, healthAllowedHosts: ['fleet.example', 'health.internal'] },
       archive: { timeoutMs: 8000, restoreTimeoutMs: 9000 },
     });
     expect(lines).toEqual([]);

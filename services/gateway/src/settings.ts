@@ -1,6 +1,7 @@
 import { loadSigningKey } from '@screenfleet/contracts';
 import type { Logger, SettingsConfig } from '@screenfleet/runtime';
 import type { GatewayDeps } from './app';
+import { parseAllowedHosts } from './auth/loopback';
 import type { gatewayConfigSpec } from './config';
 
 /** What createGateway takes besides the bus, the auth (resolveAuth), metrics and the logger. */
@@ -30,7 +31,10 @@ export function gatewaySettings(
       ...(signingKey ? { signingKey } : {}),
     },
     search: { timeoutMs: config.searchTimeout },
-    devices: { stallAfterMs: config.captureStallAfter },
+    devices: {
+      stallAfterMs: config.captureStallAfter,
+      healthAllowedHosts: parseAllowedHosts(config.healthAllowedHosts),
+    },
     archive: {
       timeoutMs: config.archiveTimeout,
       restoreTimeoutMs: config.archiveRestoreTimeout,

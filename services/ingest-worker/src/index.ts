@@ -22,7 +22,12 @@ export interface IngestWorkerDeps {
   bus: Pick<Bus, 'consume' | 'queueDepth' | 'serve'>;
   store: Pick<
     ContentStore,
-    'insertItems' | 'ensureIndexes' | 'search' | 'deviceCounters' | 'deviceListing'
+    | 'insertItems'
+    | 'ensureIndexes'
+    | 'search'
+    | 'deviceCounters'
+    | 'deviceListing'
+    | 'newestItemTimes'
   >;
   logger: Logger;
   registry: Registry;

@@ -52,6 +52,20 @@ export const devicesRequestSchema = {
      * GET /health judges on them.
      */
     listing: { type: 'boolean' },
+    /**
+     * true: only the newest item time of each content type over these devices (devices.reply
+     * `newest`), what GET /health judges: one indexed read whatever the fleet's size. Wins over
+     * `listing`. The gateway sends it with `listing: true`: a worker that predates it drops the
+     * unknown field (as every reader drops unknown fields) and answers the listing, which the
+     * gateway folds to the same times, so gateways and workers may be upgraded in any order.
+     */
+    newest: { type: 'boolean' },
+    /**
+     * With `newest`: how long the worker's store may take (searchTimings' budget of the
+     * gateway's wait); past it the read is stopped and the reply is `deadline_exceeded`, so no
+     * read outlives the gateway's wait for it. Dropped by a worker that predates it.
+     */
+    budget_ms: { type: 'integer', minimum: 1 },
   },
 } as const;
 
@@ -122,8 +136,20 @@ export const deviceListingRowSchema = {
 } as const;
 
 /**
+ * The newest item time of each content type (ms since the epoch, UTC; null: none stored) over
+ * the devices asked about: devices.reply `newest`, GET /health's summary.
+ */
+export const newestItemTimesSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['frames', 'transcription'],
+  properties: { frames: ms, transcription: ms },
+} as const;
+
+/**
  * Payload of devices.reply: the records (sorted by device name), with `listing: true` asked the
- * listing rows (`listed`, sorted by device name), or why not.
+ * listing rows (`listed`, sorted by device name), with `newest: true` the newest item time per
+ * content type (`newest`), or why not.
  */
 export const devicesReplySchema = {
   type: 'object',
@@ -150,11 +176,23 @@ export const devicesReplySchema = {
     },
     {
       type: 'object',
+      required: ['outcome', 'newest'],
+      additionalProperties: false,
+      properties: {
+        outcome: { const: 'newest' },
+        newest: newestItemTimesSchema,
+      },
+    },
+    {
+      type: 'object',
       required: ['outcome', 'code', 'message'],
       additionalProperties: false,
       properties: {
         outcome: { const: 'refused' },
-        code: { enum: ['validation_failed', 'store_unavailable', 'failed'] },
+        /** deadline_exceeded: only for a request with budget_ms (newer gateways). */
+        code: {
+          enum: ['validation_failed', 'store_unavailable', 'deadline_exceeded', 'failed'],
+        },
         message: { type: 'string' },
       },
     },

@@ -54,4 +54,5 @@ export {
   devicesReplySchema,
   devicesRequestSchema,
   healthAnswerSchema,
+  newestItemTimesSchema,
 } from './devices.schema';

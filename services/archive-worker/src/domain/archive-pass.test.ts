@@ -577,6 +577,8 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
 
       expect((await a.runPass()).outcome).toBe('lease_lost');
       expect(ids(content.items.values())).toEqual(ids(docs));
+      // Back as restored items: off their devices' archive counts again.
+      expect([...content.restoredIds].sort()).toEqual(ids(docs));
       expect(state.current()!.cleanup_pending?.item_ids).toHaveLength(2);
 
       expect((await createArchiver(deps).runPass()).outcome).toBe('done');
@@ -587,6 +589,54 @@ describe('archive pass: two workers on one chunk (a put slower than the lease)',
         { from: old(0), to: now },
       );
       expect(ids(restored.items.values())).toEqual(ids(docs));
+    },
+  );
+
+  it.each([
+    ['before the stalled delete returned', 'deleted'],
+    ['while the items were being put back', 'putting back'],
+  ])(
+    'when the new holder deleted some of the chunk’s items (POST /data/delete-*) %s, then they are not put back, the others are',
+    async (_, when) => {
+      const mine = buildDoc({ timestamp: old(1), device_name: 'kept' });
+      const gone = buildDoc({ timestamp: old(2), device_name: 'deleted' });
+      const { content, state, deps } = setup(structuredClone([mine, gone]));
+      // The delete under the new lease: its range recorded, its items removed.
+      const deleteUnderNewLease = async () => {
+        await state.update({
+          deleted_ranges: [{ from: null, to: null, device_name: 'deleted', deleted_at: now }],
+        });
+        content.items.delete(gone._id);
+      };
+      // Or it lands right after the put back read the deleted ranges, before its insert.
+      let putting = false;
+      const racing: typeof state = {
+        ...state,
+        async load(initial) {
+          const loaded = await state.load(initial);
+          if (putting) {
+            putting = false;
+            await deleteUnderNewLease();
+          }
+          return loaded;
+        },
+      };
+      let held = true;
+      const a = createArchiver({
+        ...deps,
+        state: racing,
+        holdsLease: () => Promise.resolve(held),
+        onStep: async (step) => {
+          if (step !== 'deleted') return;
+          held = false; // the delete call outlived the lease
+          if (when === 'deleted') await deleteUnderNewLease();
+          else putting = true;
+        },
+      });
+
+      expect((await a.runPass()).outcome).toBe('lease_lost');
+
+      expect(ids(content.items.values())).toEqual([mine._id]);
     },
   );
 

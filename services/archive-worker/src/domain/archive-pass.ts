@@ -1,5 +1,6 @@
 import {
   AppError,
+  deletedRangeCovers,
   initialArchiveState,
   type ArchivedChunkCleanup,
   type ArchiveSettings,
@@ -175,6 +176,12 @@ export function createArchiver(deps: ArchiverDeps) {
     return record(state, { cleanup_pending: null });
   }
 
+  /**
+   * Puts the chunk's items back as restored ones (off their devices' archive counts again),
+   * except those a delete recorded since they were archived covers: the new holder may have
+   * deleted them (POST /data/delete-*), which putting them back would undo. Checked again once
+   * they are in, for a delete recorded meanwhile.
+   */
   async function putBack(pending: ArchivedChunkCleanup, docs?: readonly ContentDocument[]) {
     const ids = new Set(pending.item_ids);
     const archived =
@@ -185,7 +192,21 @@ export function createArchiver(deps: ArchiverDeps) {
         { readers: deps.keyring?.readers ?? [], acceptPlain: true },
         { name: pending.chunk_key, sha256: chunkSha256(pending.chunk_key) },
       );
-    await deps.content.insertItems(archived.filter((doc) => ids.has(doc._id)));
+    const deletedSince = async () => {
+      const { deleted_ranges = [] } = await deps.state.load(
+        initialArchiveState(deps.defaults, now()),
+      );
+      const archivedAt = pending.archived_at;
+      return (doc: ContentDocument) =>
+        archivedAt !== undefined &&
+        deleted_ranges.some((deleted) => deletedRangeCovers(deleted, doc, archivedAt));
+    };
+    const covered = await deletedSince();
+    const back = archived.filter((doc) => ids.has(doc._id) && !covered(doc));
+    await deps.content.insertItems(back, { restored: true });
+    const coveredNow = await deletedSince();
+    const undo = back.filter(coveredNow).map((doc) => doc._id);
+    if (undo.length > 0) await deps.content.deleteByIds(undo, { archived: true });
   }
 
   const unreferenced = (paths: string[]) => unreferencedMedia(deps.content, deps.media, paths);
@@ -373,6 +394,7 @@ export function createArchiver(deps: ArchiverDeps) {
     const recorded = await record(state, {
       cleanup_pending: {
         chunk_key: chunkKey,
+        archived_at: new Date(manifest.created_at),
         item_ids: docs.map((doc) => doc._id),
         // Only what was uploaded: a file that failed to read is not deleted.
         media_paths: sealedMedia.map((m) => m.entry.file_path),

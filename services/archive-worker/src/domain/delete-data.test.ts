@@ -89,29 +89,26 @@ describe('deleting captured data', () => {
     });
   });
 
-  it('when a range is deleted, then each touched device is recounted; when a whole device is, then its counters are forgotten', async () => {
+  it('when a range is deleted, then no device is forgotten (each chunk keeps the counters); when a whole device is, then its counters are forgotten once its items are gone', async () => {
     const docs = [
       buildDoc({ timestamp: recent(1), device_name: 'a' }),
       buildDoc({ timestamp: recent(2), device_name: 'b' }),
       buildDoc({ timestamp: recent(8), device_name: 'c' }),
     ];
     const { content, deps } = setup(docs);
-    const settled: string[] = [];
-    content.recountDevice = (device) => {
-      settled.push(`recount ${device}`);
-      return Promise.resolve();
-    };
+    const forgotten: Array<{ device: string; left: number }> = [];
     content.forgetDevice = (device) => {
-      settled.push(`forget ${device}`);
+      const left = [...content.items.values()].filter((doc) => doc.device_name === device);
+      forgotten.push({ device, left: left.length });
       return Promise.resolve();
     };
 
     await deleteCaptured(deps, { from: recent(0), to: recent(5) });
-    expect(settled.sort()).toEqual(['recount a', 'recount b']);
+    await deleteCaptured(deps, { device: 'a', from: recent(0) });
+    expect(forgotten).toEqual([]);
 
-    settled.length = 0;
     await deleteCaptured(deps, { device: 'c' });
-    expect(settled).toEqual(['forget c']);
+    expect(forgotten).toEqual([{ device: 'c', left: 0 }]);
     expect(content.items.size).toBe(0);
   });
 
@@ -212,5 +209,33 @@ describe('deleting captured data', () => {
     });
     expect(toDeletedCounts(again).archived_objects_unreadable).toBe(1);
     expect(state.current()!.deleted_ranges).toHaveLength(1);
+  });
+
+  it('when a range is deleted again while a chunk archived after its first delete cannot be read, then the range is recorded anew, so that chunk stays out once its key is back', async () => {
+    const docs = [1, 2].map((s) => buildDoc({ timestamp: old(s) }));
+    const { deps, archiver, archive, state, content, clock } = setup(docs);
+    await archiver.runPass();
+    await deleteCaptured(deps, everything);
+    clock.advance(60_000);
+    await content.insertItems(docs); // sent again, and archived after the delete
+    await archiver.runPass();
+    clock.advance(60_000);
+    const newer = [...archive.objects.keys()].filter((key) => key.startsWith('chunks/'));
+    const hidden = new Map(newer.map((key) => [key, archive.objects.get(key)!]));
+    for (const key of newer) archive.objects.delete(key); // its key is not configured now
+
+    const again = await deleteCaptured(deps, everything);
+    for (const [key, body] of hidden) archive.objects.set(key, body); // the key is back
+
+    expect(toDeletedCounts(again).archived_objects_unreadable).toBeGreaterThan(0);
+    expect(state.current()!.deleted_ranges).toEqual([
+      { from: everything.from, to: everything.to, device_name: null, deleted_at: clock.now() },
+    ]);
+    const restored = await restoreRange(
+      { archive, content, deleted: state.current()!.deleted_ranges! },
+      everything,
+    );
+    expect(restored).toMatchObject({ restored: 0, deletedSkipped: 2 });
+    expect(content.items.size).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ import {
 } from './restore';
 
 export interface DeleteDeps {
-  content: Pick<ContentStore, 'deleteRange' | 'filePathsInUse' | 'recountDevice' | 'forgetDevice'>;
+  content: Pick<ContentStore, 'deleteRange' | 'filePathsInUse' | 'forgetDevice'>;
   archive: Pick<ArchiveStore, 'list' | 'get'>;
   state: Pick<ArchiveStateStore, 'load' | 'update'>;
   /** The settings of an archive that has no state yet (the environment's). */
@@ -56,7 +56,9 @@ export interface DeleteReport {
  *   record the archived items of the range as deleted (so no restore brings them back)
  *   -> delete the items, a bounded chunk at a time (search entries go with them)
  *   -> after each chunk, the media files no remaining item names
- *   -> the devices' counters settled (GET /devices).
+ *   -> a whole device's counters forgotten (GET /devices).
+ * Each chunk keeps the devices' counters right as it deletes (counts and item times), at a
+ * cost of its own items: nothing rereads a device's history, so producers are never held up.
  * The archived items are recorded first: a delete that stops half way (a crash, a lost lease)
  * has made sure they stay out, and running it again finishes the rest. A repeated delete finds
  * nothing left to delete or record, answers zeros and writes nothing.
@@ -88,28 +90,13 @@ export async function deleteCaptured(
     const unreferenced = await unreferencedMedia(deps.content, deps.media, deleted.filePaths);
     report.mediaFiles += await removeMedia(deps.media, unreferenced, deps.mediaNotRemoved);
     if (count < deps.chunkSize) {
-      await settleCounters(deps.content, range, report);
+      // A whole device leaves GET /devices, archive counts and all (but what it sent since).
+      if (range.device !== undefined && range.from === undefined && range.to === undefined) {
+        await deps.content.forgetDevice(range.device);
+      }
       return report;
     }
   }
-}
-
-/**
- * The devices' counters once their items went: a whole device's are forgotten (it leaves GET
- * /devices, archive counts and all); after a range, each touched device's first and last item
- * times are read again from what is left (each chunk's own subtraction kept the counts right,
- * not those times).
- */
-async function settleCounters(
-  content: Pick<ContentStore, 'recountDevice' | 'forgetDevice'>,
-  range: ArchivedRange,
-  report: DeleteReport,
-): Promise<void> {
-  if (range.device !== undefined && range.from === undefined && range.to === undefined) {
-    await content.forgetDevice(range.device);
-    return;
-  }
-  for (const device of report.items.keys()) await content.recountDevice(device);
 }
 
 /**
@@ -140,16 +127,22 @@ async function recordArchivedDeletion(
     device_name: range.device ?? null,
     deleted_at: deps.now(),
   };
-  const sameRange = earlier.some(
-    (deleted) =>
-      deleted.from?.getTime() === recorded.from?.getTime() &&
-      deleted.to?.getTime() === recorded.to?.getTime() &&
-      deleted.device_name === recorded.device_name,
-  );
-  if (report.archived.size > 0 || (report.unreadable.length > 0 && !sameRange)) {
+  // An unreadable object may hold items archived after an earlier record of this very range,
+  // which that record does not cover: record it again, now. A later record of the same range
+  // covers all the earlier one did, so it replaces it (repeated deletes do not grow the list).
+  if (report.archived.size > 0 || report.unreadable.length > 0) {
     if (deps.stillHeld && !deps.stillHeld()) throw lostLease(report);
-    await deps.state.update({ deleted_ranges: [...earlier, recorded] });
+    const others = earlier.filter((deleted) => !sameRange(deleted, recorded));
+    await deps.state.update({ deleted_ranges: [...others, recorded] });
   }
+}
+
+function sameRange(a: ArchiveDeletedRange, b: ArchiveDeletedRange): boolean {
+  return (
+    a.from?.getTime() === b.from?.getTime() &&
+    a.to?.getTime() === b.to?.getTime() &&
+    a.device_name === b.device_name
+  );
 }
 
 function lostLease(report: DeleteReport): ConflictError {

@@ -114,7 +114,8 @@ export async function restoreRange(deps: RestoreDeps, range: RestoreRange): Prom
         if (bytes) report.media[await deps.media.restore(entry.file_path, bytes)] += 1;
       }
     }
-    const result = await deps.content.insertItems(wanted);
+    // `restored`: off their devices' archive counts, so an item is counted as stored or archived.
+    const result = await deps.content.insertItems(wanted, { restored: true });
     report.restored += result.inserted;
     report.alreadyStored += result.alreadyStored;
   }

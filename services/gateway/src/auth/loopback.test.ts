@@ -1,4 +1,10 @@
-import { isLoopback, isLoopbackHost, isLoopbackOrigin } from './loopback';
+import {
+  isAllowedHost,
+  isLoopback,
+  isLoopbackHost,
+  isLoopbackOrigin,
+  parseAllowedHosts,
+} from './loopback';
 
 describe('loopback: the peer address, the Host and Origin headers', () => {
   it.each([
@@ -43,5 +49,44 @@ describe('loopback: the peer address, the Host and Origin headers', () => {
     ['http://localhost.evil.example', false],
   ])('when Origin is %s, then it is allowed: %s', (origin, expected) => {
     expect(isLoopbackOrigin(origin)).toBe(expected);
+  });
+});
+
+describe('GATEWAY_HEALTH_ALLOWED_HOSTS: host names a tokenless /health may name', () => {
+  const allowed = parseAllowedHosts(['Fleet.Example.', 'health.internal', '10.0.0.5', '[FD00::1]']);
+
+  it('when names are listed, then they are kept lower case, without a trailing dot or IPv6 brackets', () => {
+    expect(allowed).toEqual(['fleet.example', 'health.internal', '10.0.0.5', 'fd00::1']);
+  });
+
+  it.each([
+    ['fleet.example:3030', true],
+    ['FLEET.EXAMPLE', true],
+    ['fleet.example.:443', true],
+    ['10.0.0.5:3030', true],
+    ['[fd00::1]:3030', true],
+    ['evil.fleet.example', false],
+    ['fleet.example.evil.example:3030', false],
+    ['10.0.0.6', false],
+    ['', false],
+    [undefined, false],
+  ])('when Host is %s, then it is allowed: %s', (host, expected) => {
+    expect(isAllowedHost(host, allowed)).toBe(expected);
+  });
+
+  it('when nothing is listed, then no Host is allowed by the list', () => {
+    expect(isAllowedHost('fleet.example', parseAllowedHosts([]))).toBe(false);
+  });
+
+  it.each([
+    'http://fleet.example',
+    'fleet.example:3030',
+    '*.example',
+    'fleet.example/health',
+    '[nope]',
+  ])('when %s is listed, then the start fails naming the variable', (name) => {
+    expect(() => parseAllowedHosts([name])).toThrow(
+      /^GATEWAY_HEALTH_ALLOWED_HOSTS: ".*" is not a host name/,
+    );
   });
 });

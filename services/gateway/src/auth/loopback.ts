@@ -36,3 +36,28 @@ export function isLoopbackOrigin(origin: string | undefined): boolean {
     return false; // "null" (sandboxed frames, file: pages) and anything unparsable
   }
 }
+
+/**
+ * Host names as GATEWAY_HEALTH_ALLOWED_HOSTS lists them, checked and in the form isAllowedHost
+ * compares (lower case, no trailing dot, IPv6 without brackets): a name, an IPv4 address or a
+ * bracketed IPv6 one. A scheme, port, path or wildcard is refused, naming the variable.
+ */
+export function parseAllowedHosts(names: readonly string[]): string[] {
+  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+  return names.map((given) => {
+    const name = given.trim().toLowerCase().replace(/\.$/, '');
+    const ipv6 = /^\[([^\]]*)\]$/.exec(name)?.[1];
+    if (ipv6 !== undefined ? net.isIPv6(ipv6) : name.split('.').every((l) => label.test(l))) {
+      return ipv6 ?? name;
+    }
+    throw new Error(
+      `GATEWAY_HEALTH_ALLOWED_HOSTS: "${given}" is not a host name (no scheme, port, path or wildcard)`,
+    );
+  });
+}
+
+/** True when a Host header names one of `names` (as parseAllowedHosts gives them), any port. */
+export function isAllowedHost(host: string | undefined, names: readonly string[]): boolean {
+  if (!host || names.length === 0) return false;
+  return names.includes(hostName(host.trim().toLowerCase()).replace(/\.$/, ''));
+}

@@ -1,20 +1,28 @@
 import {
   AppError,
   BadGatewayError,
+  DeadlineExceededError,
   StoreUnavailableError,
   createEnvelope,
   fromListingRow,
   queueNames,
+  searchTimings,
   validators,
   type DeviceCaptureRecord,
   type DeviceListing,
   type DevicesReply,
   type DevicesRequest,
+  type NewestItemTimes,
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { callWorkers } from './worker-call';
 
-type DevicesCall = { timeoutMs: number; requestId: string };
+type DevicesCall = {
+  timeoutMs: number;
+  requestId: string;
+  /** How long the request may wait to be taken (default timeoutMs): past it, it is never run. */
+  expirationMs?: number;
+};
 
 /**
  * Asks the ingest workers (they own the content store: ADR 0008) for the device counters over
@@ -46,6 +54,41 @@ export async function readDeviceListing(
   throw unexpected(reply.outcome);
 }
 
+/**
+ * The newest item time per content type over these devices (absent: all): GET /health's
+ * summary, one indexed read in the worker whatever the fleet's size. Asked with `listing` too,
+ * so a worker that predates `newest` (it drops the field it does not know) answers the listing,
+ * folded here to the same times: gateways and workers may be upgraded in any order. Split as a
+ * search's wait is (searchTimings): the worker stops the read when the gateway would give up
+ * on it (503 deadline_exceeded), so no summary read outlives its asker.
+ */
+export async function readNewestItemTimes(
+  bus: Pick<Bus, 'call'>,
+  devices: readonly string[] | undefined,
+  options: DevicesCall,
+): Promise<NewestItemTimes> {
+  const { expirationMs, budgetMs } = searchTimings(options.timeoutMs);
+  const request = {
+    ...(devices ? { devices: [...devices] } : {}),
+    newest: true,
+    listing: true,
+    budget_ms: budgetMs,
+  };
+  const reply = await askWorkers(bus, request, { ...options, expirationMs });
+  if (reply.outcome === 'newest') return reply.newest;
+  if (reply.outcome === 'listed') return newestOf(reply.listing.map(fromListingRow));
+  throw unexpected(reply.outcome);
+}
+
+function newestOf(listing: readonly DeviceListing[]): NewestItemTimes {
+  const newest = (field: 'last_frame_ms' | 'last_transcription_ms') =>
+    listing.reduce<number | null>((last, device) => {
+      const time = device[field];
+      return time !== null && (last === null || time > last) ? time : last;
+    }, null);
+  return { frames: newest('last_frame_ms'), transcription: newest('last_transcription_ms') };
+}
+
 /** The reply, a refusal thrown as what the client should see. */
 async function askWorkers(
   bus: Pick<Bus, 'call'>,
@@ -59,6 +102,7 @@ async function askWorkers(
     replyType: 'devices.reply',
     reply: validators.devicesReply,
     timeoutMs: options.timeoutMs,
+    ...(options.expirationMs === undefined ? {} : { expirationMs: options.expirationMs }),
   });
   if (reply.outcome !== 'refused') return reply;
   switch (reply.code) {
@@ -66,6 +110,8 @@ async function askWorkers(
       throw new StoreUnavailableError(`the content store is unavailable: ${reply.message}`);
     case 'validation_failed':
       throw new BadGatewayError(`the ingest worker refused the devices request: ${reply.message}`);
+    case 'deadline_exceeded':
+      throw new DeadlineExceededError(`the content store did not answer in time: ${reply.message}`);
     case 'failed':
       throw new AppError('operation_failed', reply.message);
   }

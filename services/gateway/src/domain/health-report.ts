@@ -1,4 +1,4 @@
-import { AppError, type DeviceListing, type HealthAnswer } from '@screenfleet/contracts';
+import { AppError, type HealthAnswer, type NewestItemTimes } from '@screenfleet/contracts';
 
 type CaptureState = HealthAnswer['frame_status'];
 
@@ -6,15 +6,15 @@ type CaptureState = HealthAnswer['frame_status'];
  * GET /health in screenpipe's shape. `down` names what is unreachable (the broker, the content
  * store, the ingest workers): then `degraded` (status_code 503) with them in `message`, and no
  * capture times. Otherwise frame_status / audio_status from the newest frame / transcription
- * among `devices` (the listing of those the caller may see), as screenpipe judges its own: ok within
+ * among the devices the caller may see (`newest`), as screenpipe judges its own: ok within
  * `stallAfterMs` of now, stale past it, "no data" when none; `unhealthy` (500) when one is stale.
  */
 export function healthReport(
-  devices: readonly DeviceListing[] | undefined,
+  newest: NewestItemTimes | undefined,
   down: readonly string[],
   clock: { nowMs: number; stallAfterMs: number },
 ): HealthAnswer {
-  if (down.length > 0 || !devices) {
+  if (down.length > 0 || !newest) {
     return {
       status: 'degraded',
       status_code: 503,
@@ -27,18 +27,9 @@ export function healthReport(
         "the service cannot read captured data now; it retries by itself (see the services' logs and /readyz)",
     };
   }
-  const newest = (field: 'last_frame_ms' | 'last_transcription_ms'): number | null => {
-    let last: number | null = null;
-    for (const device of devices) {
-      const time = device[field];
-      if (time !== null && (last === null || time > last)) last = time;
-    }
-    return last;
-  };
   const state = (time: number | null): CaptureState =>
     time === null ? 'no data' : clock.nowMs - time <= clock.stallAfterMs ? 'ok' : 'stale';
-  const lastFrame = newest('last_frame_ms');
-  const lastAudio = newest('last_transcription_ms');
+  const { frames: lastFrame, transcription: lastAudio } = newest;
   const frame = state(lastFrame);
   const audio = state(lastAudio);
   const stale = [frame === 'stale' ? 'vision' : '', audio === 'stale' ? 'audio' : ''].filter(
@@ -62,7 +53,7 @@ export function healthReport(
   };
 }
 
-/** What a failed read of the counters says is down, in /health's words. */
+/** What a failed read of the counters says is down, in /health's words (else: not ours to say). */
 export function unavailablePart(error: unknown): string | undefined {
   if (!(error instanceof AppError)) return undefined;
   return unavailableParts[error.code];
@@ -71,5 +62,7 @@ export function unavailablePart(error: unknown): string | undefined {
 const unavailableParts: Partial<Record<AppError['code'], string>> = {
   broker_unavailable: 'broker',
   store_unavailable: 'content store',
+  // The store did not read the summary within its budget: as good as down for /health.
+  deadline_exceeded: 'content store',
   worker_unavailable: 'ingest workers',
 };

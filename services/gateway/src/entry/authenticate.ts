@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
-import { isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
+import { isAllowedHost, isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
 import { HttpError } from './http-error';
 
 export interface AuthOptions {
@@ -82,20 +82,7 @@ export function assertDeviceAllowed(grant: TokenGrant, device: string): void {
  * and no Origin (not a browser) or a loopback one are served without a token.
  */
 function assertNotRebound(host: string | undefined, origin: string | undefined): void {
-  if (!isLoopbackHost(host)) {
-    throw new HttpError(
-      403,
-      'foreign_host',
-      'a request without a token must be addressed to a loopback Host (127.0.0.1, localhost or [::1])',
-      [
-        {
-          path: 'headers.host',
-          rule: 'loopback',
-          detail: `Host ${host ?? '(none)'} is not loopback`,
-        },
-      ],
-    );
-  }
+  assertTokenlessHost(host);
   if (!isLoopbackOrigin(origin)) {
     throw new HttpError(
       403,
@@ -104,6 +91,33 @@ function assertNotRebound(host: string | undefined, origin: string | undefined):
       [{ path: 'headers.origin', rule: 'loopback', detail: `Origin ${origin} is not loopback` }],
     );
   }
+}
+
+/**
+ * The Host rule of every request served without a token (DNS rebinding: a page that reached a
+ * loopback port by a name it controls still sends that name): a loopback Host, or one of
+ * `allowedHosts` where a route lets the operator name more (GET /health only:
+ * GATEWAY_HEALTH_ALLOWED_HOSTS; health.routes.ts says why no other; the message then names the
+ * variable, set or not). 403 foreign_host otherwise.
+ */
+export function assertTokenlessHost(
+  host: string | undefined,
+  allowedHosts?: readonly string[],
+): void {
+  if (isLoopbackHost(host) || isAllowedHost(host, allowedHosts ?? [])) return;
+  const besides = allowedHosts ? ' or one of GATEWAY_HEALTH_ALLOWED_HOSTS' : '';
+  throw new HttpError(
+    403,
+    'foreign_host',
+    `a request without a token must be addressed to a loopback Host (127.0.0.1, localhost or [::1])${besides}`,
+    [
+      {
+        path: 'headers.host',
+        rule: 'loopback',
+        detail: `Host ${host ?? '(none)'} is not loopback${besides ? ' nor allowed' : ''}`,
+      },
+    ],
+  );
 }
 
 function unauthorized(message: string): HttpError {

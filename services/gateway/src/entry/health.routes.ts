@@ -1,9 +1,12 @@
-import { Router } from 'express';
+import { randomUUID } from 'node:crypto';
+import { Router, type Request } from 'express';
 import type { Bus } from '@screenfleet/bus';
-import { readDeviceListing } from '../domain/devices-commands';
+import type { TokenGrant } from '../auth/tokens';
+import { readNewestItemTimes } from '../domain/devices-commands';
 import { healthReport, unavailablePart } from '../domain/health-report';
+import { HealthSummaries, type SummaryResult } from '../domain/health-summary';
 import type { DevicesMetrics } from '../metrics';
-import { identify, type AuthOptions } from './authenticate';
+import { assertTokenlessHost, identify, type AuthOptions } from './authenticate';
 import { countedCall } from './worker-call-metrics';
 
 export const healthPath = '/health';
@@ -15,47 +18,72 @@ export interface HealthRoutesDeps {
   auth: AuthOptions;
   metrics: DevicesMetrics;
   stallAfterMs: number;
+  /** Host names besides loopback ones a tokenless /health may name (GATEWAY_HEALTH_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
   timeoutMs?: number;
+  /** How long a summary is served before it is read again (HealthSummaries' default: 1 s). */
+  maxAgeMs?: number;
 }
+
+const none: SummaryResult = { ok: true, newest: { frames: null, transcription: null } };
 
 /**
  * GET /health for screenpipe's clients, which poll it without a token: always HTTP 200 with
  * the state in the body (`status`, `status_code`), as screenpipe answers. No device names. A
  * valid token bound to devices narrows the capture times to those devices; without a token (or
  * with one that is not valid: health must answer) they cover the fleet.
+ *
+ * Without a valid token the Host must be loopback or one the operator allowed (403 foreign_host):
+ * a page reaching a loopback gateway through DNS rebinding sends its own name. Only the Host:
+ * screenpipe's desktop app polls from a web view with an Origin of its own, and without CORS
+ * headers no other page can read the answer. GATEWAY_HEALTH_ALLOWED_HOSTS widens /health only,
+ * never the loopback switch's requests: behind a local reverse proxy every client is a loopback
+ * peer, and the proxy's name would let them all in without a token.
+ *
+ * The times come from HealthSummaries (about one read a second per gateway, however many poll),
+ * so /health never competes with searches for the ingest workers that serve both.
  */
 export function healthRoutes(deps: HealthRoutesDeps): Router {
+  const timeoutMs = deps.timeoutMs ?? HEALTH_TIMEOUT_MS;
+  const summaries = new HealthSummaries({
+    ...(deps.maxAgeMs ? { maxAgeMs: deps.maxAgeMs } : {}),
+    read: (devices) =>
+      countedCall(deps.metrics, {}, () =>
+        readNewestItemTimes(deps.bus, devices, { timeoutMs, requestId: randomUUID() }),
+      ),
+  });
   const router = Router();
   router.get(healthPath, async (req, res) => {
-    let allowed: readonly string[] | undefined;
-    try {
-      allowed = req.get('authorization') ? identify(req, deps.auth).devices : undefined;
-    } catch {
-      allowed = undefined;
-    }
+    const grant = validGrant(req, deps.auth);
+    if (!grant) assertTokenlessHost(req.get('host'), deps.allowedHosts);
+    const allowed = grant?.devices;
+    const summary: SummaryResult | undefined = !deps.bus.isConnected()
+      ? undefined
+      : allowed?.length === 0
+        ? none
+        : await summaries.get(allowed);
     const clock = { nowMs: Date.now(), stallAfterMs: deps.stallAfterMs };
     let answer;
-    if (!deps.bus.isConnected()) {
+    if (!summary) {
       answer = healthReport(undefined, ['broker'], clock);
+    } else if (summary.ok) {
+      answer = healthReport(summary.newest, [], clock);
     } else {
-      try {
-        const listing =
-          allowed?.length === 0
-            ? []
-            : await countedCall(deps.metrics, {}, () =>
-                readDeviceListing(deps.bus, allowed, {
-                  timeoutMs: deps.timeoutMs ?? HEALTH_TIMEOUT_MS,
-                  requestId: res.locals.requestId,
-                }),
-              );
-        answer = healthReport(listing, [], clock);
-      } catch (error) {
-        const part = unavailablePart(error);
-        if (!part) throw error;
-        answer = healthReport(undefined, [part], clock);
-      }
+      const part = unavailablePart(summary.error);
+      if (!part) throw summary.error;
+      answer = healthReport(undefined, [part], clock);
     }
     res.set('Cache-Control', 'no-store').json(answer);
   });
   return router;
+}
+
+/** The grant of a valid bearer token; undefined without one, or with one that is not valid. */
+function validGrant(req: Request, auth: AuthOptions): TokenGrant | undefined {
+  if (!req.get('authorization')) return undefined;
+  try {
+    return identify(req, auth);
+  } catch {
+    return undefined;
+  }
 }

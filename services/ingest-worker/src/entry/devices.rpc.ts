@@ -1,6 +1,7 @@
 import {
   AppError,
   SCHEMA_VERSION,
+  TimeoutError,
   createEnvelope,
   toListingRow,
   validators,
@@ -13,7 +14,7 @@ import type { ContentStore } from '@screenfleet/storage';
 import { timelineSince, toDeviceRecords } from '../domain/device-records';
 
 export interface DevicesRpcDeps {
-  store: Pick<ContentStore, 'deviceCounters' | 'deviceListing'>;
+  store: Pick<ContentStore, 'deviceCounters' | 'deviceListing' | 'newestItemTimes'>;
   logger: Logger;
   /** The clock the windows and the timeline end at (tests fix it). */
   now?: () => Date;
@@ -23,8 +24,9 @@ type Refusal = Extract<DevicesReply, { outcome: 'refused' }>;
 
 /**
  * Translates devices.request messages into devices.reply: the store's per-device counters
- * (GET /devices, /devices/{name}, /health). Every request is answered, with the records or
- * why not (`store_unavailable`: the gateway answers 503).
+ * (GET /devices, /devices/{name}), their listing rows, or only the newest item time per content
+ * type (GET /health). Every request is answered, with what it asked or why not
+ * (`store_unavailable`: the gateway answers 503).
  */
 export function createDevicesRpcHandler({ store, logger, now = () => new Date() }: DevicesRpcDeps) {
   return async (request: Envelope<unknown>): Promise<Envelope<DevicesReply>> => {
@@ -47,9 +49,24 @@ export function createDevicesRpcHandler({ store, logger, now = () => new Date() 
     if (errors.length > 0) {
       return refuse('validation_failed', errors.map((error) => error.detail).join('; '));
     }
-    const { devices, timeline = false, listing = false } = request.payload as DevicesRequest;
+    const {
+      devices,
+      timeline = false,
+      listing = false,
+      newest = false,
+      budget_ms: budgetMs,
+    } = request.payload as DevicesRequest;
     const at = now();
     try {
+      if (newest) {
+        // Stopped at the budget (measured from here, on this worker's clock): the gateway
+        // stops waiting then, and a read no one awaits would only hold a search's place.
+        const times = await store.newestItemTimes(
+          devices,
+          budgetMs === undefined ? {} : { timeoutMs: budgetMs },
+        );
+        return { outcome: 'newest', newest: times };
+      }
       if (listing) {
         return {
           outcome: 'listed',
@@ -63,6 +80,7 @@ export function createDevicesRpcHandler({ store, logger, now = () => new Date() 
       });
       return { outcome: 'ok', devices: toDeviceRecords(counters, at, timeline, devices) };
     } catch (error) {
+      if (error instanceof TimeoutError) return refuse('deadline_exceeded', error.message);
       if (error instanceof AppError && error.code === 'store_unavailable') {
         logger.warn(
           { err: error, requestId: request.correlation_id },
