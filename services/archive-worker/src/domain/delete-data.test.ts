@@ -49,7 +49,7 @@ function setup(docs: ContentDocument[], extra: Partial<DeleteDeps> = {}) {
 const ids = (docs: Iterable<ContentDocument>) => [...docs].map((doc) => doc._id).sort();
 
 describe('deleting captured data', () => {
-  it('when a range holds more items than a chunk, then they go a chunk at a time and are counted by device and type', async () => {
+  it('when a range holds more items than a chunk, then they go a chunk at a time, each followed by the pause, and are counted by device and type', async () => {
     const docs = [
       ...[1, 2, 3, 4].map((s) => buildDoc({ timestamp: recent(s), device_name: 'a' })),
       buildDoc({
@@ -69,9 +69,21 @@ describe('deleting captured data', () => {
       return deleted;
     };
 
-    const report = await deleteCaptured(deps, { from: recent(0), to: recent(9) });
+    const paused: number[] = [];
+    const afterChunk = (tookMs: number) => {
+      paused.push(tookMs);
+      return Promise.resolve();
+    };
+
+    const report = await deleteCaptured(
+      { ...deps, afterChunk },
+      { from: recent(0), to: recent(9) },
+    );
 
     expect(calls).toEqual([2, 2, 1]);
+    // The composition's pause after each chunk (the store left to producers), told its time.
+    expect(paused).toHaveLength(3);
+    expect(paused.every((ms) => ms >= 0)).toBe(true);
     expect(ids(content.items.values())).toEqual([docs[5]!._id]);
     expect(toDeletedCounts(report)).toEqual({
       items_deleted: 5,

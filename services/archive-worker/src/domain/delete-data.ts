@@ -33,6 +33,11 @@ export interface DeleteDeps {
    * embedded mode), so a large range never holds the writer for long.
    */
   chunkSize: number;
+  /**
+   * Awaited after each chunk with how long it took: where the composition leaves the store to
+   * the producers (a delete is background work; back to back it starved their writes).
+   */
+  afterChunk?: (tookMs: number) => Promise<void>;
   now: () => Date;
   /** Asked before each step: false once the task lease is lost, which stops the delete. */
   stillHeld?: () => boolean;
@@ -79,6 +84,7 @@ export async function deleteCaptured(
   await recordArchivedDeletion(deps, range, report);
   for (;;) {
     ensureHeld();
+    const started = performance.now();
     const deleted = await deps.content.deleteRange(range, { limit: deps.chunkSize });
     let count = 0;
     for (const { device_name, content_type, items } of deleted.counts) {
@@ -89,6 +95,7 @@ export async function deleteCaptured(
     }
     const unreferenced = await unreferencedMedia(deps.content, deps.media, deleted.filePaths);
     report.mediaFiles += await removeMedia(deps.media, unreferenced, deps.mediaNotRemoved);
+    await deps.afterChunk?.(performance.now() - started);
     if (count < deps.chunkSize) {
       // A whole device leaves GET /devices, archive counts and all (but what it sent since).
       if (range.device !== undefined && range.from === undefined && range.to === undefined) {
