@@ -7,6 +7,11 @@ export interface RefusingProxy {
   url: string;
   /** From now until `allow`, every command named in `commands` is answered with this error. */
   refuse(error: { code: number; codeName: string; errmsg: string }, commands: string[]): void;
+  /**
+   * From now until `allow`, every command named in `commands` is swallowed: never forwarded,
+   * never answered, as by a server that stopped answering (FerretDB wedged) on a live socket.
+   */
+  stall(commands: string[]): void;
   allow(): void;
   /** Commands refused so far. */
   refused(): number;
@@ -23,6 +28,7 @@ export interface RefusingProxy {
 export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingProxy> {
   const upstream = new URL(upstreamUrl);
   let refusal: { error: Record<string, unknown>; commands: Set<string> } | undefined;
+  let stalled = new Set<string>();
   let refusedCount = 0;
   const sockets = new Set<net.Socket>();
 
@@ -44,6 +50,7 @@ export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingP
         if (pending.length < length) break;
         const message = pending.subarray(0, length);
         pending = pending.subarray(length);
+        if (stalled.has(commandName(message))) continue;
         const reply = refusal && refusalFor(message, refusal);
         if (reply) {
           refusedCount += 1;
@@ -62,8 +69,12 @@ export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingP
     refuse(error, commands) {
       refusal = { error: { ok: 0, ...error }, commands: new Set(commands) };
     },
+    stall(commands) {
+      stalled = new Set(commands);
+    },
     allow() {
       refusal = undefined;
+      stalled = new Set();
     },
     refused: () => refusedCount,
     async close() {
@@ -73,19 +84,23 @@ export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingP
   };
 }
 
+/** The command an OP_MSG carries ('' for any other message). */
+function commandName(message: Buffer): string {
+  if (message.readInt32LE(12) !== OP_MSG) return '';
+  // flagBits (4 bytes), then section kind 0: the command document.
+  if (message.readUInt8(20) !== 0) return '';
+  const size = message.readInt32LE(21);
+  const command = BSON.deserialize(message.subarray(21, 21 + size));
+  return Object.keys(command)[0] ?? '';
+}
+
 /** The error reply for an OP_MSG whose command is refused, else undefined. */
 function refusalFor(
   message: Buffer,
   refusal: { error: Record<string, unknown>; commands: Set<string> },
 ): Buffer | undefined {
   const requestId = message.readInt32LE(4);
-  if (message.readInt32LE(12) !== OP_MSG) return undefined;
-  // flagBits (4 bytes), then section kind 0: the command document.
-  if (message.readUInt8(20) !== 0) return undefined;
-  const size = message.readInt32LE(21);
-  const command = BSON.deserialize(message.subarray(21, 21 + size));
-  const name = Object.keys(command)[0] ?? '';
-  if (!refusal.commands.has(name)) return undefined;
+  if (!refusal.commands.has(commandName(message))) return undefined;
   const body = BSON.serialize(refusal.error);
   const header = Buffer.alloc(21);
   header.writeInt32LE(16 + 4 + 1 + body.length, 0);

@@ -1,10 +1,10 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
 import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveLeaseName, ArchiveStateStore } from './archive-state-store';
-import { watchConnection, type StoreLogger } from './mongo-connection';
+import { mongoClient, type MongoClientOptions, type StoreLogger } from './mongo-connection';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
-export interface MongoArchiveStateStoreOptions {
+export interface MongoArchiveStateStoreOptions extends MongoClientOptions {
   /** Either a URL (the store owns and closes its client) or a client shared with other stores. */
   url?: string;
   client?: MongoClient;
@@ -13,8 +13,6 @@ export interface MongoArchiveStateStoreOptions {
   collection?: string;
   /** Holds the worker lease's terms; the task lease's are in `<leaseCollection>_task`. */
   leaseCollection?: string;
-  /** How long an operation waits for a reachable server before StoreUnavailableError. */
-  serverSelectionTimeoutMS?: number;
   logger?: StoreLogger;
 }
 
@@ -178,13 +176,10 @@ function clientFor(options: MongoArchiveStateStoreOptions): {
 } {
   if (options.client) return { client: options.client, owned: false };
   if (!options.url) throw new TypeError('the archive state store needs a url or a client');
-  const timeoutMs = options.serverSelectionTimeoutMS ?? 5000;
-  const client = new MongoClient(options.url, {
-    serverSelectionTimeoutMS: timeoutMs,
-    connectTimeoutMS: timeoutMs,
-  });
-  watchConnection(client, options.logger, 'archive state store');
-  return { client, owned: true };
+  return {
+    client: mongoClient(options.url, options, options.logger, 'archive state store'),
+    owned: true,
+  };
 }
 
 function newestTerm(terms: Collection<LeaseTerm>): Promise<LeaseTerm | null> {

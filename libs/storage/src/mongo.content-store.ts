@@ -2,7 +2,6 @@ import { TimeoutError } from '@screenfleet/contracts';
 import {
   BSON,
   MongoBulkWriteError,
-  MongoClient,
   MongoServerError,
   type Collection,
   type Filter,
@@ -20,7 +19,7 @@ import type {
   SearchResult,
   TimeRange,
 } from './content-store';
-import { watchConnection, type StoreLogger } from './mongo-connection';
+import { mongoClient, type MongoClientOptions, type StoreLogger } from './mongo-connection';
 import {
   searchFields,
   searchFilter,
@@ -32,20 +31,17 @@ import { summariseDeleted } from './deleted-items';
 import { mongoDeviceCounters } from './mongo.device-counters';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
-export interface MongoContentStoreOptions {
+export interface MongoContentStoreOptions extends MongoClientOptions {
   url: string;
   database: string;
   collection?: string;
-  /**
-   * How long an operation waits for a reachable server before it rejects with
-   * StoreUnavailableError. Short, so an outage is reported (and retried by the caller) instead
-   * of holding a message for the driver's default 30 s.
-   */
-  serverSelectionTimeoutMS?: number;
   logger?: StoreLogger;
 }
 
-// What the workers filter on: a device's items by time, all items by time, items by tag.
+// What the workers filter on: a device's items by time, all items by time, items by tag. On
+// FerretDB v1 none is made, nor any below: its SQLite backend pushes down an `_id` equality alone
+// and runs every other query as a scan of the collection whatever the indexes, so an index there
+// only slows each insert (three of them cost it ~15 % of an insert's CPU; measured, 1.24).
 const indexes = [
   { key: { device_name: 1, timestamp: 1 }, name: 'device_name_1_timestamp_1' },
   { key: { timestamp: 1 }, name: 'timestamp_1' },
@@ -54,9 +50,7 @@ const indexes = [
 
 // What search needs from MongoDB's planner: a query word (multikey) with its items newest
 // first, and all items newest first (read backwards; scanRange's (timestamp, _id) order reads
-// it forwards). FerretDB v1 plans every search as a scan of the collection whatever the indexes
-// (explain: filterPushdown false), and these two cost it 15-30% of its insert rate (measured on
-// FerretDB 1.24 with SQLite), so there the store does without them.
+// it forwards). On FerretDB these two cost 15-30% of its insert rate.
 const searchIndexes = [
   { key: { search_terms: 1, timestamp: -1 }, name: 'search_terms_1_timestamp_-1' },
   { key: { timestamp: 1, _id: 1 }, name: 'timestamp_1__id_1' },
@@ -67,12 +61,7 @@ const searchIndexes = [
  * itself after an outage; nothing here needs to be recreated.
  */
 export function createMongoContentStore(options: MongoContentStoreOptions): ContentStore {
-  const timeoutMs = options.serverSelectionTimeoutMS ?? 5000;
-  const client = new MongoClient(options.url, {
-    serverSelectionTimeoutMS: timeoutMs,
-    connectTimeoutMS: timeoutMs,
-  });
-  watchConnection(client, options.logger, 'content store');
+  const client = mongoClient(options.url, options, options.logger, 'content store');
   const db = client.db(options.database);
   const items = db.collection<StoredItem>(options.collection ?? 'content_items');
   // The ids and claims of items that claim more than their _id (see NewContentDocument).
@@ -84,8 +73,8 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
       translated('ensureIndexes', async () => {
         // One createIndex per index: FerretDB v1 drops the connection when a createIndexes
         // listing several indexes finds them all existing, while a single one is a no-op.
-        const ferretDb = 'ferretdbVersion' in (await db.command({ buildInfo: 1 }));
-        for (const index of [...indexes, ...(ferretDb ? [] : searchIndexes)]) {
+        if ('ferretdbVersion' in (await db.command({ buildInfo: 1 }))) return;
+        for (const index of [...indexes, ...searchIndexes]) {
           await items.createIndex(index.key, { name: index.name });
         }
         await claims.createIndex({ owner: 1 }, { name: 'owner_1' });

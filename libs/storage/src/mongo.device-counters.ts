@@ -1,5 +1,13 @@
 import type { ContentType, DeviceListing, NewestItemTimes } from '@screenfleet/contracts';
-import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type WriteError,
+} from 'mongodb';
 import type { ContentDocument } from './content-store';
 import {
   compareNames,
@@ -11,6 +19,7 @@ import {
   type DeviceCountersQuery,
 } from './device-counters';
 import type { StoredItem } from './mongo.content-search';
+import { DUPLICATE_KEY } from './store-errors';
 
 interface DeviceDoc {
   _id: string;
@@ -85,6 +94,37 @@ function tally(items: Iterable<Item>): Map<string, Tally> {
   return tallies;
 }
 
+/**
+ * Upserts per command at most. FerretDB 1.24 (SQLite) keeps a pooled connection for each
+ * statement of an update command that matches a document until the command ends, its pool holds
+ * 100, and the 100th waits for ever for one only its own command can free: the whole database
+ * stops answering (shared/notes/ferretdb.md). The limit counts concurrent commands, so a store
+ * sends one counters command at a time: up to six processes writing counters at once stay under
+ * it. MongoDB has no such limit; this costs it nothing but round trips on huge deletes.
+ */
+const MAX_STATEMENTS = 16;
+/** An upsert that raced another for a new document: tried this many times in all. */
+const MAX_ATTEMPTS = 3;
+
+/** The indexes of the operations a bulk write refused only as duplicate keys, else undefined. */
+function duplicateKeyIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const errors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
+  if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) return undefined;
+  if (error.result?.getWriteConcernError()) return undefined;
+  return errors.map((e) => e.index);
+}
+
+/** Runs the tasks given to it one after another, in the order given. */
+function serialized() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
 const deviceKey = (device: string, type: string) => `${device}\u0000${type}`;
 const hourKey = (device: string, type: string, hour: number) =>
   `${device}\u0000${type}\u0000${hour}`;
@@ -99,6 +139,7 @@ const hourKey = (device: string, type: string, hour: number) =>
  * that batch (never counted twice).
  */
 export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection<StoredItem>) {
+  const oneAtATime = serialized();
   const devices = db.collection<DeviceDoc>(`${itemsName}_devices`);
   const hours = db.collection<HourDoc>(`${itemsName}_device_hours`);
   const archive = db.collection<ArchiveDoc>(`${itemsName}_device_archive`);
@@ -145,9 +186,38 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
         });
       }
     }
-    await devices.bulkWrite(deviceOps, { ordered: true });
-    await hours.bulkWrite(hourOps, { ordered: true });
-    if (sign === -1) await hours.deleteMany({ items: { $lte: 0 } });
+    await upsertAll(devices, deviceOps);
+    await upsertAll(hours, hourOps);
+    if (sign === -1) {
+      const touched = hourOps.map((op) => ('updateOne' in op ? op.updateOne.filter._id : ''));
+      await hours.deleteMany({ _id: { $in: touched }, items: { $lte: 0 } } as Filter<HourDoc>);
+    }
+  }
+
+  /**
+   * The updates in commands of at most MAX_STATEMENTS, one command at a time per store (see
+   * MAX_STATEMENTS); an upsert that lost a race to create its document (E11000: FerretDB runs an
+   * upsert as a read then an insert) is sent again, and then finds the document.
+   */
+  async function upsertAll<T extends Document>(
+    collection: Collection<T>,
+    ops: AnyBulkWriteOperation<T>[],
+  ): Promise<void> {
+    for (let i = 0; i < ops.length; i += MAX_STATEMENTS) {
+      let pending = ops.slice(i, i + MAX_STATEMENTS);
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        pending = await oneAtATime(async () => {
+          try {
+            await collection.bulkWrite(pending, { ordered: false });
+            return [];
+          } catch (error) {
+            const raced = duplicateKeyIndexes(error);
+            if (raced === undefined || attempt >= MAX_ATTEMPTS) throw error;
+            return raced.map((index) => pending[index]!);
+          }
+        });
+      }
+    }
   }
 
   /** The oldest (1) or newest (-1) item time of a (device, type), bucket by bucket from that end. */
@@ -242,7 +312,8 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
           if (t.lastItem > entry.last) entry.last = t.lastItem;
         }
       }
-      await archive.bulkWrite(
+      await upsertAll(
+        archive,
         [...perDevice].map(([device, { n, last }]) => ({
           updateOne: {
             filter: { _id: device },
@@ -415,7 +486,8 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
         perDevice.set(doc.device_name, (perDevice.get(doc.device_name) ?? 0) + 1);
       }
       if (perDevice.size === 0) return;
-      await archive.bulkWrite(
+      await upsertAll(
+        archive,
         [...perDevice].map(([device, n]) => ({
           updateOne: { filter: { _id: device }, update: { $inc: { items_archived: -n } } },
         })),

@@ -1,14 +1,14 @@
-import { MongoClient, type AnyBulkWriteOperation } from 'mongodb';
+import type { AnyBulkWriteOperation } from 'mongodb';
+import { mongoClient, type MongoClientOptions } from './mongo-connection';
 import { searchFields, type StoredItem } from './mongo.content-search';
 import { toStoreError } from './store-errors';
 
-export interface SearchBackfillOptions {
+export interface SearchBackfillOptions extends MongoClientOptions {
   url: string;
   database: string;
   collection?: string;
   /** Items read and updated per round trip: bounds memory, whatever the collection's size. */
   chunkSize?: number;
-  serverSelectionTimeoutMS?: number;
   /** Called after each chunk with the counts so far (a long run shows it is moving). */
   onProgress?: (report: SearchBackfillReport) => void;
 }
@@ -34,11 +34,7 @@ export async function backfillSearchTerms(
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
     throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
   }
-  const timeoutMs = options.serverSelectionTimeoutMS ?? 5000;
-  const client = new MongoClient(options.url, {
-    serverSelectionTimeoutMS: timeoutMs,
-    connectTimeoutMS: timeoutMs,
-  });
+  const client = mongoClient(options.url, options, undefined, 'content store');
   const items = client
     .db(options.database)
     .collection<StoredItem>(options.collection ?? 'content_items');

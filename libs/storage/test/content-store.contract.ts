@@ -669,6 +669,28 @@ export function describeContentStoreContract(
         ]);
       });
 
+      it('when an archive chunk holds 500 items of 500 hours of 50 devices, then its delete completes and every counter is right (never 100 upserts of existing documents in one command: they wedge FerretDB 1.24)', async () => {
+        const hour = (i: number) => new Date(Date.UTC(2026, 9, 1) + i * 3_600_000).toISOString();
+        const docs = Array.from({ length: 500 }, (_, i) =>
+          item(`h${i}`, hour(i), { device_name: `device-${i % 50}` }),
+        );
+        await store.insertItems(docs);
+
+        expect(
+          await store.deleteByIds(
+            docs.map((doc) => doc._id),
+            { archived: true },
+          ),
+        ).toBe(500);
+
+        const all = await counters({ hoursSince: at('2026-01-01T00:00:00Z') });
+        expect(all).toHaveLength(50);
+        for (const device of all) {
+          expect(device).toMatchObject({ itemsArchived: 10, hours: [] });
+          expect(device.byContentType[0]).toMatchObject({ itemsStored: 0 });
+        }
+      }, 60_000);
+
       it('when archived items are restored, then they leave the archive counters, once', async () => {
         await store.insertItems([
           item('a', '2026-11-22T10:05:00Z'),
