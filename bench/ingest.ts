@@ -1,11 +1,17 @@
 /**
- * bench:ingest — end-to-end ingest throughput and POST /add latency against a baseline measured
- * in the same run. Bounded: a fixed number of batches per phase and a 2-minute cap per phase;
- * all traffic goes to 127.0.0.1. Prints one JSON line last.
+ * bench:ingest — end-to-end ingest throughput and POST /add latency against two baselines
+ * measured in the same run, alternated over BENCH_RUNS runs (medians reported). Bounded: a fixed
+ * number of batches per phase and a 2-minute cap per phase; all traffic goes to 127.0.0.1.
+ * Prints one JSON line last.
  *
- * Baseline: the same items published straight to RabbitMQ with confirms and inserted into the
- * store by a minimal consumer (no HTTP, no validation, no envelope).
+ * Baselines: the same batches published straight to RabbitMQ with confirms and inserted into the
+ * store by a minimal consumer (no HTTP, no validation, no envelope, no counters), as
+ * - `thin`: each item as sent, with an _id, into a collection with no index;
+ * - `same_docs`: the documents our store writes (toDocuments + its search fields) into a
+ *   collection with the store's indexes (none on FerretDB: it uses none).
  * Ours: gateway + ingest worker as separate processes, load from a third process.
+ * Each phase's CPU seconds per process are reported, and the store's CPU per item (FerretDB's,
+ * when it runs here) against each baseline's.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,11 +22,12 @@ import type { AddRequest } from '@screenfleet/contracts';
 import { toDocuments } from '@screenfleet/ingest-worker';
 import { waitFor } from '@screenfleet/runtime';
 import { createMongoContentStore } from '@screenfleet/storage';
+import { searchFields } from '../libs/storage/src/mongo.content-search';
 import { buildBatch } from '../test/support/content';
 import { startService, type ServiceProcess } from '../test/support/processes';
 import { startTestServices } from '../test/services/start';
 import { peakRssMb, runIngestLoad } from './load-runner';
-import { percentiles } from './stats';
+import { median, percentiles } from './stats';
 
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100);
@@ -69,13 +76,33 @@ async function cpuDuring<T>(pids: Record<string, number | undefined>, work: () =
   return { result, cpu };
 }
 
+type BaselineShape = 'thin' | 'same_docs';
+
+/** The documents a baseline inserts for one batch. */
+function baselineDocuments(shape: BaselineShape, batch: ReturnType<typeof buildBatch>) {
+  if (shape === 'same_docs') {
+    return toDocuments({
+      received_at: new Date().toISOString(),
+      request: batch as AddRequest,
+    }).map(({ claims: _claims, ...doc }) => ({ ...doc, ...searchFields(doc) }));
+  }
+  return batch.content.data.map((item) => ({
+    _id: `${batch.device_name}|${item.file_path}|${item.timestamp}`,
+    ...item,
+    timestamp: new Date(item.timestamp),
+  }));
+}
+
+/** Items per second of a baseline: publish with confirms, a minimal consumer inserts. */
 async function baseline(
   rabbitmqUrl: string,
   collection: Collection<BaselineDocument>,
+  shape: BaselineShape,
+  device: string,
 ): Promise<number> {
   const connection = await amqp.connect(rabbitmqUrl);
   const publishChannel = await connection.createConfirmChannel();
-  const queue = 'bench.baseline';
+  const queue = `bench.baseline.${device}`;
   await publishChannel.assertQueue(queue, {
     durable: true,
     arguments: { 'x-queue-type': 'quorum' },
@@ -85,24 +112,15 @@ async function baseline(
   await consumeChannel.consume(queue, (message) => {
     if (!message) return;
     const batch = JSON.parse(message.content.toString()) as ReturnType<typeof buildBatch>;
-    // Variant BENCH_BASELINE_DOCS=stored: the documents our worker stores (more fields), to
-    // separate the cost of the stored shape from the cost of the pipeline.
-    const docs: BaselineDocument[] =
-      process.env.BENCH_BASELINE_DOCS === 'stored'
-        ? toDocuments({ received_at: new Date().toISOString(), request: batch as AddRequest })
-        : batch.content.data.map((item) => ({
-            _id: `${batch.device_name}|${item.file_path}|${item.timestamp}`,
-            ...item,
-            timestamp: new Date(item.timestamp),
-          }));
-    collection.insertMany(docs, { ordered: false }).then(
+    collection.insertMany(baselineDocuments(shape, batch), { ordered: false }).then(
       () => consumeChannel.ack(message),
       () => consumeChannel.nack(message),
     );
   });
   const bodies = Array.from({ length: BATCHES }, (_, i) =>
-    Buffer.from(JSON.stringify(buildBatch('baseline', i * ITEMS, ITEMS))),
+    Buffer.from(JSON.stringify(buildBatch(device, i * ITEMS, ITEMS))),
   );
+  const before = await collection.estimatedDocumentCount();
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -116,7 +134,7 @@ async function baseline(
       }
     }),
   );
-  await waitForCount(collection, BATCHES * ITEMS);
+  await waitForCount(collection, before + BATCHES * ITEMS);
   const seconds = (performance.now() - started) / 1000;
   await publishChannel.deleteQueue(queue);
   await connection.close();
@@ -134,35 +152,30 @@ const load = (url: string, device: string, rate = 0) =>
     rate,
   });
 
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const round = (n: number, places = 2) => Math.round(n * 10 ** places) / 10 ** places;
+
 async function main(): Promise<void> {
   const services = await startTestServices(log);
   const client = await MongoClient.connect(services.mongodbUrl);
   const processes: ServiceProcess[] = [];
   try {
-    const baselineDb = client.db('bench_baseline');
+    const thinDb = client.db('bench_thin');
+    const sameDb = client.db('bench_same_docs');
     const oursDb = client.db('bench_ours');
-    await Promise.all([baselineDb.dropDatabase(), oursDb.dropDatabase()]);
-    if (process.env.BENCH_BASELINE_INDEXES === '1') {
-      // Variant: the baseline's collection gets the store's indexes, to separate their cost
-      // from the pipeline's.
-      const store = createMongoContentStore({
-        url: services.mongodbUrl,
-        database: 'bench_baseline',
-      });
-      await store.ensureIndexes();
-      await store.close();
-    }
+    await Promise.all([thinDb, sameDb, oursDb].map((db) => db.dropDatabase()));
+    // The same-documents baseline's collection gets the store's own indexes.
+    const indexed = createMongoContentStore({
+      url: services.mongodbUrl,
+      database: 'bench_same_docs',
+    });
+    await indexed.ensureIndexes();
+    await indexed.close();
     const broker = Number((await run('pgrep', ['-o', 'beam.smp'])).stdout.trim());
     const ferretdb = services.env.TEST_FERRETDB_PIDFILE
       ? Number(readFileSync(services.env.TEST_FERRETDB_PIDFILE, 'utf8'))
       : undefined;
     const shared = { rabbitmq: broker, ferretdb };
-    const { result: baselineItemsPerS, cpu: baselineCpu } = await cpuDuring(
-      { ...shared, baseline_process: process.pid },
-      () =>
-        baseline(services.rabbitmqUrl, baselineDb.collection<BaselineDocument>('content_items')),
-    );
-    log(`baseline: ${Math.round(baselineItemsPerS)} items/s`);
 
     const env = {
       RABBITMQ_URL: services.rabbitmqUrl,
@@ -190,38 +203,94 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}`;
     const items = oursDb.collection('content_items');
 
-    const started = performance.now();
-    const { result: full, cpu: oursCpu } = await cpuDuring(
-      { ...shared, gateway: gateway.child.pid, worker: worker.child.pid },
-      async () => {
-        const report = await load(url, 'ours-full');
-        await waitForCount(items, BATCHES * ITEMS);
-        return report;
-      },
-    );
-    const itemsPerS = (BATCHES * ITEMS) / ((performance.now() - started) / 1000);
-    log(`ours at full load: ${Math.round(itemsPerS)} items/s`);
+    const runs: Array<{
+      thin: number;
+      same_docs: number;
+      ours: number;
+      cpu_s: Record<string, Record<string, number>>;
+      latencies: number[];
+    }> = [];
+    for (let i = 0; i < RUNS; i++) {
+      const thin = await cpuDuring({ ...shared, baseline_process: process.pid }, () =>
+        baseline(services.rabbitmqUrl, thinDb.collection('content_items'), 'thin', `thin-${i}`),
+      );
+      const same = await cpuDuring({ ...shared, baseline_process: process.pid }, () =>
+        baseline(
+          services.rabbitmqUrl,
+          sameDb.collection('content_items'),
+          'same_docs',
+          `same-${i}`,
+        ),
+      );
+      const before = await items.estimatedDocumentCount();
+      const started = performance.now();
+      const ours = await cpuDuring(
+        { ...shared, gateway: gateway.child.pid, worker: worker.child.pid },
+        async () => {
+          const report = await load(url, `ours-${i}`);
+          await waitForCount(items, before + BATCHES * ITEMS);
+          return report;
+        },
+      );
+      const oursPerS = (BATCHES * ITEMS) / ((performance.now() - started) / 1000);
+      runs.push({
+        thin: thin.result,
+        same_docs: same.result,
+        ours: oursPerS,
+        cpu_s: { thin: thin.cpu, same_docs: same.cpu, ours: ours.cpu },
+        latencies: ours.result.latencies,
+      });
+      log(
+        `run ${i + 1}: ours ${Math.round(oursPerS)} items/s, thin ${Math.round(thin.result)}, same documents ${Math.round(same.result)}`,
+      );
+    }
 
     // Half of the maximum load, paced, for the latency target.
+    const itemsPerS = median(runs.map((r) => r.ours));
     const halfRate = itemsPerS / ITEMS / 2;
+    const before = await items.estimatedDocumentCount();
     const half = await load(url, 'ours-half', halfRate);
-    await waitForCount(items, 2 * BATCHES * ITEMS);
+    await waitForCount(items, before + BATCHES * ITEMS);
 
+    const ferretPerItem = (phase: 'thin' | 'same_docs' | 'ours') =>
+      median(runs.map((r) => ((r.cpu_s[phase]?.ferretdb ?? NaN) * 1000) / (BATCHES * ITEMS)));
     const result = {
+      bench: 'ingest',
       batches: BATCHES,
       items_per_batch: ITEMS,
       concurrency: CONCURRENCY,
+      runs: RUNS,
       items_per_s: Math.round(itemsPerS),
-      baseline_items_per_s: Math.round(baselineItemsPerS),
-      ratio: Math.round((itemsPerS / baselineItemsPerS) * 100) / 100,
-      latency_ms: percentiles(full.latencies, [50, 95, 99]),
+      baselines_items_per_s: {
+        thin: Math.round(median(runs.map((r) => r.thin))),
+        same_docs: Math.round(median(runs.map((r) => r.same_docs))),
+      },
+      ratio_to_thin: round(median(runs.map((r) => r.ours / r.thin))),
+      ratio_to_same_docs: round(median(runs.map((r) => r.ours / r.same_docs))),
+      runs_items_per_s: runs.map((r) => ({
+        ours: Math.round(r.ours),
+        thin: Math.round(r.thin),
+        same_docs: Math.round(r.same_docs),
+      })),
+      ...(ferretdb && {
+        ferretdb_cpu_ms_per_item: {
+          thin: round(ferretPerItem('thin'), 3),
+          same_docs: round(ferretPerItem('same_docs'), 3),
+          ours: round(ferretPerItem('ours'), 3),
+        },
+        ferretdb_cpu_ratio_to_thin: round(ferretPerItem('ours') / ferretPerItem('thin')),
+      }),
+      latency_ms: percentiles(
+        runs.flatMap((r) => r.latencies),
+        [50, 95, 99],
+      ),
       half_load: {
         batches_per_s: Math.round(halfRate * 10) / 10,
         latency_ms: percentiles(half.latencies, [50, 95, 99]),
       },
       rss_mb: { gateway: peakRssMb(gateway.child.pid), worker: peakRssMb(worker.child.pid) },
-      // CPU seconds per process over each full-load phase (2 cores here): where the time goes.
-      cpu_s: { baseline: baselineCpu, ours: oursCpu },
+      // CPU seconds per process over each phase of each run (2 cores here): where the time goes.
+      cpu_s: runs.map((r) => r.cpu_s),
     };
     console.log(JSON.stringify(result));
   } finally {
