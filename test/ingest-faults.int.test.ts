@@ -1,6 +1,7 @@
 import amqp from 'amqplib';
 import { MongoClient, type Collection } from 'mongodb';
 import { queueNames } from '@screenfleet/contracts';
+import { createMongoContentStore } from '@screenfleet/storage';
 import {
   closeBrokerConnections,
   databaseName,
@@ -93,6 +94,19 @@ describe('ingest under faults', () => {
     await waitForCount('fault-kill-end', 1);
     expect(await items.countDocuments({ device_name: 'fault-kill' })).toBe(3000);
     expect(await deadLetters()).toBe(0);
+    // The device counters too: a batch whose worker died after storing it is counted by its
+    // redelivery, once (mongo.device-counters.ts).
+    const store = createMongoContentStore({
+      url: mongoUrl(),
+      database,
+      countFolding: { intervalMs: 0 },
+    });
+    try {
+      const [device] = await store.deviceCounters({ now: new Date(), devices: ['fault-kill'] });
+      expect(device?.byContentType[0]?.itemsStored).toBe(3000);
+    } finally {
+      await store.close();
+    }
   });
 
   it('when the broker closes the gateway and worker connections under load, then every accepted item is stored exactly once', async () => {

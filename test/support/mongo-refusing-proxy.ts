@@ -8,10 +8,11 @@ export interface RefusingProxy {
   /** From now until `allow`, every command named in `commands` is answered with this error. */
   refuse(error: { code: number; codeName: string; errmsg: string }, commands: string[]): void;
   /**
-   * From now until `allow`, every command named in `commands` is swallowed: never forwarded,
-   * never answered, as by a server that stopped answering (FerretDB wedged) on a live socket.
+   * From now until `allow`, every command named in `commands` (on `onCollection` only, when
+   * given) is swallowed: never forwarded, never answered, as by a server that stopped answering
+   * (FerretDB wedged) on a live socket.
    */
-  stall(commands: string[]): void;
+  stall(commands: string[], onCollection?: string): void;
   allow(): void;
   /** Commands refused so far. */
   refused(): number;
@@ -28,7 +29,7 @@ export interface RefusingProxy {
 export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingProxy> {
   const upstream = new URL(upstreamUrl);
   let refusal: { error: Record<string, unknown>; commands: Set<string> } | undefined;
-  let stalled = new Set<string>();
+  let stalled: { commands: Set<string>; collection?: string } = { commands: new Set() };
   let refusedCount = 0;
   const sockets = new Set<net.Socket>();
 
@@ -50,7 +51,7 @@ export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingP
         if (pending.length < length) break;
         const message = pending.subarray(0, length);
         pending = pending.subarray(length);
-        if (stalled.has(commandName(message))) continue;
+        if (isStalled(message, stalled)) continue;
         const reply = refusal && refusalFor(message, refusal);
         if (reply) {
           refusedCount += 1;
@@ -69,12 +70,15 @@ export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingP
     refuse(error, commands) {
       refusal = { error: { ok: 0, ...error }, commands: new Set(commands) };
     },
-    stall(commands) {
-      stalled = new Set(commands);
+    stall(commands, onCollection) {
+      stalled = {
+        commands: new Set(commands),
+        ...(onCollection === undefined ? {} : { collection: onCollection }),
+      };
     },
     allow() {
       refusal = undefined;
-      stalled = new Set();
+      stalled = { commands: new Set() };
     },
     refused: () => refusedCount,
     async close() {
@@ -84,14 +88,21 @@ export async function startRefusingProxy(upstreamUrl: string): Promise<RefusingP
   };
 }
 
-/** The command an OP_MSG carries ('' for any other message). */
-function commandName(message: Buffer): string {
-  if (message.readInt32LE(12) !== OP_MSG) return '';
+/** The command document an OP_MSG carries (undefined for any other message). */
+function commandOf(message: Buffer): Record<string, unknown> | undefined {
+  if (message.readInt32LE(12) !== OP_MSG) return undefined;
   // flagBits (4 bytes), then section kind 0: the command document.
-  if (message.readUInt8(20) !== 0) return '';
+  if (message.readUInt8(20) !== 0) return undefined;
   const size = message.readInt32LE(21);
-  const command = BSON.deserialize(message.subarray(21, 21 + size));
-  return Object.keys(command)[0] ?? '';
+  return BSON.deserialize(message.subarray(21, 21 + size));
+}
+
+const commandName = (message: Buffer) => Object.keys(commandOf(message) ?? {})[0] ?? '';
+
+function isStalled(message: Buffer, stalled: { commands: Set<string>; collection?: string }) {
+  const name = commandName(message);
+  if (!stalled.commands.has(name)) return false;
+  return stalled.collection === undefined || commandOf(message)?.[name] === stalled.collection;
 }
 
 /** The error reply for an OP_MSG whose command is refused, else undefined. */

@@ -25,7 +25,16 @@ export interface ContentDocument {
  * worker's identity rule for transcriptions without a timestamp: the next retry window's id).
  * Claims are not part of the stored document; an item goes with its claims when it is deleted.
  */
-export type NewContentDocument = ContentDocument & { claims?: readonly string[] };
+export type NewContentDocument = ContentDocument & {
+  claims?: readonly string[];
+  /**
+   * The message that carries the item (the ingest worker's delivery), the same on every
+   * redelivery: the mongo adapter counts each message's items once, even when a worker died
+   * between storing them and counting them (sqlite does both in one transaction). Not part of
+   * the document read back.
+   */
+  batch?: string;
+};
 
 export interface StoredOcrResult {
   text: string;

@@ -1,8 +1,9 @@
-import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import type { MongoClient } from 'mongodb';
 import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveLeaseName, ArchiveStateStore } from './archive-state-store';
 import { mongoClient, type MongoClientOptions, type StoreLogger } from './mongo-connection';
-import { DUPLICATE_KEY, toStoreError } from './store-errors';
+import { ignoringDuplicate, termLease, type LeaseTerm } from './mongo-term-lease';
+import { toStoreError } from './store-errors';
 
 export interface MongoArchiveStateStoreOptions extends MongoClientOptions {
   /** Either a URL (the store owns and closes its client) or a client shared with other stores. */
@@ -17,8 +18,6 @@ export interface MongoArchiveStateStoreOptions extends MongoClientOptions {
 }
 
 const STATE_ID = 'state';
-/** Terms older than the newest by more than this are pruned; the newest is never deleted. */
-const KEPT_TERMS = 10;
 
 type StateDocument = ArchiveState & { _id: typeof STATE_ID };
 /**
@@ -35,16 +34,6 @@ const FIELDS_PREFIX = 'fields:';
 const fieldsId = (names: string[]) => `${FIELDS_PREFIX}${[...names].sort().join(',')}`;
 
 /**
- * One lease term: whoever inserts term n+1 after reading term n as the newest holds the lease.
- * A free (released) lease is a term with holder null.
- */
-interface LeaseTerm {
-  _id: number;
-  holder: string | null;
-  expires_at: Date;
-}
-
-/**
  * ArchiveStateStore over the native driver. The state is a base document stored as given (Dates
  * as BSON dates), so fields added to ArchiveState later persist without changes here, and beside
  * it one document per set of fields written by update (FieldsDocument), which load lays over the
@@ -53,10 +42,7 @@ interface LeaseTerm {
  * a pass's progress) lose one of them; writes to different documents cannot, and each update is
  * one replace, so a crash never leaves half of it written.
  *
- * The lease is a compare-and-swap on insert-only term documents rather than a findOneAndUpdate
- * on one document: FerretDB v1 runs findAndModify as a query followed by an update by _id, so two
- * workers taking over an expired lease at once could both succeed; the uniqueness of _id on
- * insert is atomic on FerretDB and MongoDB alike. Plain CRUD only, no transactions.
+ * The leases are term leases (mongo-term-lease.ts). Plain CRUD only, no transactions.
  */
 export function createMongoArchiveStateStore(
   options: MongoArchiveStateStoreOptions,
@@ -65,9 +51,9 @@ export function createMongoArchiveStateStore(
   const db = client.db(options.database);
   const states = db.collection<StateDocument>(options.collection ?? 'archive_state');
   const leaseCollection = options.leaseCollection ?? 'archive_lease';
-  const termsOf: Record<ArchiveLeaseName, Collection<LeaseTerm>> = {
-    worker: db.collection<LeaseTerm>(leaseCollection),
-    task: db.collection<LeaseTerm>(`${leaseCollection}_task`),
+  const leases: Record<ArchiveLeaseName, ReturnType<typeof termLease>> = {
+    worker: termLease(db.collection<LeaseTerm>(leaseCollection)),
+    task: termLease(db.collection<LeaseTerm>(`${leaseCollection}_task`)),
   };
   const fieldDocs = db.collection<FieldsDocument>(options.collection ?? 'archive_state');
 
@@ -129,40 +115,13 @@ export function createMongoArchiveStateStore(
       }),
 
     acquireLease: (holder, ttlMs, now, lease = 'worker') =>
-      translated('acquireLease', async () => {
-        const terms = termsOf[lease];
-        const current = await newestTerm(terms);
-        const free =
-          !current || current.holder === null || current.expires_at.getTime() < now.getTime();
-        if (!free && current.holder !== holder) return false;
-        const term = (current?._id ?? 0) + 1;
-        const expiresAt = new Date(now.getTime() + ttlMs);
-        const inserted = await ignoringDuplicate(() =>
-          terms.insertOne({ _id: term, holder, expires_at: expiresAt }),
-        );
-        if (!inserted) return false; // another worker took or renewed the lease meanwhile
-        // A reader that saw a term since pruned could insert below the newest: it holds nothing.
-        if ((await newestTerm(terms))?._id !== term) return false;
-        await terms.deleteMany({ _id: { $lt: term - KEPT_TERMS } });
-        return true;
-      }),
+      translated('acquireLease', () => leases[lease].acquire(holder, ttlMs, now)),
 
     releaseLease: (holder, lease = 'worker') =>
-      translated('releaseLease', async () => {
-        const terms = termsOf[lease];
-        const current = await newestTerm(terms);
-        if (current?.holder !== holder) return;
-        // A duplicate means someone else took the expired lease meanwhile: nothing to give up.
-        await ignoringDuplicate(() =>
-          terms.insertOne({ _id: current._id + 1, holder: null, expires_at: new Date(0) }),
-        );
-      }),
+      translated('releaseLease', () => leases[lease].release(holder)),
 
     leaseHolder: (now, lease = 'worker') =>
-      translated('leaseHolder', async () => {
-        const current = await newestTerm(termsOf[lease]);
-        return current && current.expires_at.getTime() >= now.getTime() ? current.holder : null;
-      }),
+      translated('leaseHolder', () => leases[lease].holder(now)),
 
     close: async () => {
       if (owned) await client.close();
@@ -182,24 +141,9 @@ function clientFor(options: MongoArchiveStateStoreOptions): {
   };
 }
 
-function newestTerm(terms: Collection<LeaseTerm>): Promise<LeaseTerm | null> {
-  return terms.find({}).sort({ _id: -1 }).limit(1).next();
-}
-
 function withoutId(document: StateDocument): ArchiveState {
   const { _id: _ignored, ...state } = document;
   return state;
-}
-
-/** Runs a write; false when it failed only because the _id exists already. */
-async function ignoringDuplicate(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-    throw error;
-  }
 }
 
 async function translated<T>(operation: string, run: () => Promise<T>): Promise<T> {

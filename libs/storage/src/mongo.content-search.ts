@@ -15,10 +15,11 @@ export interface SearchFields {
   search_text_length: number;
 }
 
-export type StoredItem = ContentDocument & SearchFields;
+/** An item as stored: with its search fields and the message that stored it (its counting). */
+export type StoredItem = ContentDocument & SearchFields & { batch?: string };
 
 /** The projection that gives back exactly the inserted document. */
-export const withoutSearchFields = { search_terms: 0, search_text_length: 0 } as const;
+export const withoutSearchFields = { search_terms: 0, search_text_length: 0, batch: 0 } as const;
 
 // An upper bound of one string element of a BSON array beyond its UTF-8: type byte, decimal
 // index key and its NUL (up to 8 digits), length prefix, NUL.

@@ -28,7 +28,7 @@ import {
   type StoredItem,
 } from './mongo.content-search';
 import { summariseDeleted } from './deleted-items';
-import { mongoDeviceCounters } from './mongo.device-counters';
+import { mongoDeviceCounters, type CountFolding } from './mongo.device-counters';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions extends MongoClientOptions {
@@ -36,6 +36,8 @@ export interface MongoContentStoreOptions extends MongoClientOptions {
   database: string;
   collection?: string;
   logger?: StoreLogger;
+  /** When the device counts' deltas are folded (mongo.device-counters.ts). */
+  countFolding?: CountFolding;
 }
 
 // What the workers filter on: a device's items by time, all items by time, items by tag. On
@@ -66,7 +68,11 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
   const items = db.collection<StoredItem>(options.collection ?? 'content_items');
   // The ids and claims of items that claim more than their _id (see NewContentDocument).
   const claims = db.collection<Claim>(`${items.collectionName}_claims`);
-  const counters = mongoDeviceCounters(db, items.collectionName, items);
+  const counters = mongoDeviceCounters(db, items.collectionName, items, options.countFolding);
+  // Every store folds the counts' deltas in turn (one at a time, by lease): no process of its own.
+  const folding = counters.startFolding((error) =>
+    options.logger?.warn({ err: error }, 'content store: folding the device counts failed'),
+  );
 
   return {
     ensureIndexes: () =>
@@ -92,13 +98,14 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         for (const doc of claiming) {
           const stored = (await claimAll(claims, doc))
             ? await insertIgnoringStored(items, [doc])
-            : { inserted: 0, alreadyStored: 1, stored: [] };
+            : { inserted: 0, alreadyStored: 1, stored: [], duplicates: [] };
           result.inserted += stored.inserted;
           result.alreadyStored += stored.alreadyStored;
           result.stored.push(...stored.stored);
+          result.duplicates.push(...stored.duplicates);
         }
-        await counters.added(result.stored);
-        if (options.restored) await counters.unarchived(result.stored);
+        const earlier = await storedByTheirMessage(items, result.duplicates);
+        await counters.added([...result.stored, ...earlier], options);
         return { inserted: result.inserted, alreadyStored: result.alreadyStored };
       }),
 
@@ -170,7 +177,10 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
 
     search: (query, options = {}) => translated('search', () => searchItems(items, query, options)),
 
-    close: () => client.close(),
+    close: async () => {
+      await folding.stop();
+      await client.close();
+    },
   };
 }
 
@@ -265,14 +275,47 @@ async function claimAll(claims: Collection<Claim>, doc: NewContentDocument): Pro
   return true;
 }
 
-/** InsertResult and the documents this insert newly stored (what the counters count). */
-type Stored = InsertResult & { stored: ContentDocument[] };
+/** InsertResult, the documents this insert newly stored and those it found stored. */
+type Stored = InsertResult & { stored: NewContentDocument[]; duplicates: NewContentDocument[] };
+
+/**
+ * Of items found already stored, those their own message stored (an earlier delivery of it, whose
+ * worker died before counting them): the counts' delta of that message is written with them, or
+ * found written. A read only when a batch meets items stored before (redeliveries, re-sends).
+ */
+async function storedByTheirMessage(
+  items: Collection<StoredItem>,
+  duplicates: NewContentDocument[],
+): Promise<NewContentDocument[]> {
+  const batchOf = new Map(
+    duplicates.flatMap((doc) => (doc.batch === undefined ? [] : [[doc._id, doc.batch] as const])),
+  );
+  if (batchOf.size === 0) return [];
+  const found = await items
+    .find(
+      { _id: { $in: [...batchOf.keys()] } },
+      {
+        projection: {
+          _id: 1,
+          batch: 1,
+          device_name: 1,
+          content_type: 1,
+          timestamp: 1,
+          received_at: 1,
+        },
+      },
+    )
+    .toArray();
+  return found
+    .filter((doc) => doc.batch !== undefined && doc.batch === batchOf.get(doc._id))
+    .map((doc) => doc as NewContentDocument);
+}
 
 async function insertIgnoringStored(
   items: Collection<StoredItem>,
   docs: NewContentDocument[],
 ): Promise<Stored> {
-  if (docs.length === 0) return { inserted: 0, alreadyStored: 0, stored: [] }; // the driver rejects empty batches
+  if (docs.length === 0) return { inserted: 0, alreadyStored: 0, stored: [], duplicates: [] }; // the driver rejects empty batches
   try {
     // Unordered inserts with deterministic _ids instead of upserts: on FerretDB upserts are 200x
     // slower, and a duplicate key per item is exactly the "already stored" answer we need.
@@ -281,7 +324,7 @@ async function insertIgnoringStored(
       ...searchFields(doc),
     }));
     const result = await items.insertMany(stored, { ordered: false });
-    return { inserted: result.insertedCount, alreadyStored: 0, stored: docs };
+    return { inserted: result.insertedCount, alreadyStored: 0, stored: docs, duplicates: [] };
   } catch (error) {
     const duplicates = duplicateKeyErrors(error);
     if (duplicates === undefined) throw error;
@@ -293,6 +336,7 @@ async function insertIgnoringStored(
       inserted: (error as MongoBulkWriteError).insertedCount,
       alreadyStored: duplicates,
       stored: docs.filter((_doc, index) => !refused.has(index)),
+      duplicates: docs.filter((_doc, index) => refused.has(index)),
     };
   }
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { ContentType, DeviceListing, NewestItemTimes } from '@screenfleet/contracts';
 import {
   MongoBulkWriteError,
@@ -5,7 +7,6 @@ import {
   type Collection,
   type Db,
   type Document,
-  type Filter,
   type WriteError,
 } from 'mongodb';
 import type { ContentDocument } from './content-store';
@@ -19,256 +20,116 @@ import {
   type DeviceCountersQuery,
 } from './device-counters';
 import type { StoredItem } from './mongo.content-search';
+import {
+  applyDeltas,
+  countChanges,
+  countsOf,
+  deviceKey,
+  hourKey,
+  type ArchiveDoc,
+  type CountDelta,
+  type Counts,
+  type DeviceDoc,
+  type HourDoc,
+} from './mongo.count-deltas';
+import { termLease, type LeaseTerm } from './mongo-term-lease';
 import { DUPLICATE_KEY } from './store-errors';
 
-interface DeviceDoc {
-  _id: string;
-  device_name: string;
-  content_type: string;
-  items_stored: number;
-  first_item?: Date;
-  last_item?: Date;
-  first_received?: Date;
-  last_received?: Date;
-}
+/**
+ * Writes per command at most. FerretDB 1.24 (SQLite) keeps a pooled connection for each
+ * statement of an update command that matches a document until the command ends, its pool holds
+ * 100, and the 100th waits for ever for one only its own command can free: the whole database
+ * stops answering (shared/notes/ferretdb.md). Only the one folder writes counter documents, one
+ * command at a time.
+ */
+const MAX_STATEMENTS = 16;
 
-interface HourDoc {
-  _id: string;
-  device_name: string;
-  content_type: string;
-  hour: Date;
-  items: number;
-}
-
-interface ArchiveDoc {
-  _id: string;
-  items_archived: number;
-  last_archived?: Date;
+export interface CountFolding {
+  /**
+   * A delta is folded once older than this: until then a redelivered message finds its own
+   * delta and counts nothing twice (default 60 s).
+   */
+  foldAfterMs?: number;
+  /** How often a store tries to fold (default 1 s); 0: never (this store only writes deltas). */
+  intervalMs?: number;
 }
 
 type Item = Pick<ContentDocument, 'device_name' | 'content_type' | 'timestamp'> &
   Partial<Pick<ContentDocument, 'received_at'>>;
 
-/** Per (device, type): how many items, their time bounds, and per hour. */
-interface Tally {
-  device: string;
-  type: string;
-  items: number;
-  firstItem: Date;
-  lastItem: Date;
-  firstReceived?: Date;
-  lastReceived?: Date;
-  hours: Map<number, number>;
-}
+/** A counted item and the message that carries it (the key of its delta). */
+export type CountedItem = Item & { batch?: string };
 
-function tally(items: Iterable<Item>): Map<string, Tally> {
-  const tallies = new Map<string, Tally>();
-  for (const item of items) {
-    const key = deviceKey(item.device_name, item.content_type);
-    let entry = tallies.get(key);
-    if (!entry) {
-      entry = {
-        device: item.device_name,
-        type: item.content_type,
-        items: 0,
-        firstItem: item.timestamp,
-        lastItem: item.timestamp,
-        hours: new Map(),
-      };
-      tallies.set(key, entry);
-    }
-    entry.items += 1;
-    if (item.timestamp < entry.firstItem) entry.firstItem = item.timestamp;
-    if (item.timestamp > entry.lastItem) entry.lastItem = item.timestamp;
-    if (item.received_at) {
-      if (!entry.firstReceived || item.received_at < entry.firstReceived) {
-        entry.firstReceived = item.received_at;
-      }
-      if (!entry.lastReceived || item.received_at > entry.lastReceived) {
-        entry.lastReceived = item.received_at;
-      }
-    }
-    const hour = hourStart(item.timestamp.getTime());
-    entry.hours.set(hour, (entry.hours.get(hour) ?? 0) + 1);
-  }
-  return tallies;
+/** A fold in progress: its deltas and the documents it writes, so any folder can finish it. */
+interface FoldRound {
+  _id: string;
+  deltas: string[];
+  writes: { devices: DeviceDoc[]; hours: HourDoc[]; archive: ArchiveDoc[] };
+  deletes: { devices: string[]; hours: string[]; archive: string[] };
 }
 
 /**
- * Upserts per command at most. FerretDB 1.24 (SQLite) keeps a pooled connection for each
- * statement of an update command that matches a document until the command ends, its pool holds
- * 100, and the 100th waits for ever for one only its own command can free: the whole database
- * stops answering (shared/notes/ferretdb.md). The limit counts concurrent commands, so a store
- * sends one counters command at a time: up to six processes writing counters at once stay under
- * it. MongoDB has no such limit; this costs it nothing but round trips on huge deletes.
+ * The device counters of a Mongo content store: `<items>_devices` (per device and content
+ * type), `<items>_device_hours` (per UTC hour) and `<items>_device_archive` (per device).
+ *
+ * A write never updates them. It inserts a delta beside its items (`<items>_count_deltas`,
+ * mongo.count-deltas.ts): FerretDB v1 runs every update as a read then a replace, so two workers
+ * counting the same device at once lost increments there, and an insert is the one write it
+ * makes atomic. A content batch's delta is keyed by its message: a redelivered message (its
+ * worker killed after the items were written, before the counts) finds the items it stored
+ * before by their `batch` field and writes the delta they lack, or finds that delta and writes
+ * nothing. Reads apply the deltas not folded yet to the documents, in order; one store at a time
+ * (a term lease) folds deltas older than `foldAfterMs` into the documents, in rounds recorded
+ * before they are written, so a folder that dies half way is finished by the next. A message
+ * redelivered after its delta was folded is counted twice: its worker must have stayed away
+ * longer than `foldAfterMs`.
  */
-const MAX_STATEMENTS = 16;
-/** An upsert that raced another for a new document: tried this many times in all. */
-const MAX_ATTEMPTS = 3;
-
-/** The indexes of the operations a bulk write refused only as duplicate keys, else undefined. */
-function duplicateKeyIndexes(error: unknown): number[] | undefined {
-  if (!(error instanceof MongoBulkWriteError)) return undefined;
-  const errors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
-  if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) return undefined;
-  if (error.result?.getWriteConcernError()) return undefined;
-  return errors.map((e) => e.index);
-}
-
-/** Runs the tasks given to it one after another, in the order given. */
-function serialized() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const run = tail.then(task, task);
-    tail = run.catch(() => undefined);
-    return run;
-  };
-}
-
-const deviceKey = (device: string, type: string) => `${device}\u0000${type}`;
-const hourKey = (device: string, type: string, hour: number) =>
-  `${device}\u0000${type}\u0000${hour}`;
-
-/**
- * The device counters of a Mongo content store, in three small collections beside the items:
- * `<items>_devices` (one document per device and content type), `<items>_device_hours` (per
- * UTC hour) and `<items>_device_archive` (per device). Updated with `$inc`/`$min`/`$max` right
- * after the items are stored or deleted, counting only the items the insert newly stored (a
- * redelivered item is a duplicate key, never counted twice). FerretDB and our MongoDB use have
- * no transactions: a crash between the items' write and the counters' leaves them short by
- * that batch (never counted twice).
- */
-export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection<StoredItem>) {
-  const oneAtATime = serialized();
+export function mongoDeviceCounters(
+  db: Db,
+  itemsName: string,
+  items: Collection<StoredItem>,
+  folding: CountFolding = {},
+) {
   const devices = db.collection<DeviceDoc>(`${itemsName}_devices`);
   const hours = db.collection<HourDoc>(`${itemsName}_device_hours`);
   const archive = db.collection<ArchiveDoc>(`${itemsName}_device_archive`);
+  const deltas = db.collection<CountDelta>(`${itemsName}_count_deltas`);
+  const rounds = db.collection<FoldRound>(`${itemsName}_count_rounds`);
+  const lease = termLease(db.collection<LeaseTerm>(`${itemsName}_count_lease`));
+  const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const foldAfterMs = folding.foldAfterMs ?? 60_000;
+  const intervalMs = folding.intervalMs ?? 1000;
 
-  async function apply(tallies: Map<string, Tally>, sign: 1 | -1): Promise<void> {
-    if (tallies.size === 0) return;
-    const deviceOps: AnyBulkWriteOperation<DeviceDoc>[] = [];
-    const hourOps: AnyBulkWriteOperation<HourDoc>[] = [];
-    for (const [key, t] of tallies) {
-      const times =
-        sign === 1
-          ? {
-              $min: {
-                first_item: t.firstItem,
-                ...(t.firstReceived ? { first_received: t.firstReceived } : {}),
-              },
-              $max: {
-                last_item: t.lastItem,
-                ...(t.lastReceived ? { last_received: t.lastReceived } : {}),
-              },
-            }
-          : {};
-      deviceOps.push({
-        updateOne: {
-          filter: { _id: key },
-          update: {
-            $inc: { items_stored: sign * t.items },
-            $setOnInsert: { device_name: t.device, content_type: t.type },
-            ...times,
-          },
-          upsert: true,
-        },
-      });
-      for (const [hour, n] of t.hours) {
-        hourOps.push({
-          updateOne: {
-            filter: { _id: hourKey(t.device, t.type, hour) },
-            update: {
-              $inc: { items: sign * n },
-              $setOnInsert: { device_name: t.device, content_type: t.type, hour: new Date(hour) },
-            },
-            upsert: true,
-          },
-        });
-      }
-    }
-    await upsertAll(devices, deviceOps);
-    await upsertAll(hours, hourOps);
-    if (sign === -1) {
-      const touched = hourOps.map((op) => ('updateOne' in op ? op.updateOne.filter._id : ''));
-      await hours.deleteMany({ _id: { $in: touched }, items: { $lte: 0 } } as Filter<HourDoc>);
+  /** Inserts deltas; one already there (a redelivery's) is left as it is. */
+  async function record(written: CountDelta[]): Promise<void> {
+    if (written.length === 0) return;
+    try {
+      await deltas.insertMany(written, { ordered: false });
+    } catch (error) {
+      if (duplicateKeyIndexes(error) === undefined) throw error;
     }
   }
 
-  /**
-   * The updates in commands of at most MAX_STATEMENTS, one command at a time per store (see
-   * MAX_STATEMENTS); an upsert that lost a race to create its document (E11000: FerretDB runs an
-   * upsert as a read then an insert) is sent again, and then finds the document.
-   */
-  async function upsertAll<T extends Document>(
-    collection: Collection<T>,
-    ops: AnyBulkWriteOperation<T>[],
-  ): Promise<void> {
-    for (let i = 0; i < ops.length; i += MAX_STATEMENTS) {
-      let pending = ops.slice(i, i + MAX_STATEMENTS);
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        pending = await oneAtATime(async () => {
-          try {
-            await collection.bulkWrite(pending, { ordered: false });
-            return [];
-          } catch (error) {
-            const raced = duplicateKeyIndexes(error);
-            if (raced === undefined || attempt >= MAX_ATTEMPTS) throw error;
-            return raced.map((index) => pending[index]!);
-          }
-        });
-      }
-    }
+  /** The deltas not folded yet, in order, and a round in progress (its writes count as done). */
+  async function pending(): Promise<{ deltas: CountDelta[]; round: FoldRound | null }> {
+    const [round, all] = await Promise.all([rounds.findOne({}), deltas.find({}).toArray()]);
+    const folded = new Set(round?.deltas ?? []);
+    return { deltas: all.filter((delta) => !folded.has(delta._id)).sort(byOrder), round };
   }
 
-  /** The oldest (1) or newest (-1) item time of a (device, type), bucket by bucket from that end. */
-  async function edgeItemTime(
-    device: string,
-    type: ContentType,
-    order: 1 | -1,
-  ): Promise<Date | null> {
-    let after: Date | undefined;
-    for (;;) {
-      const beyond =
-        after === undefined ? {} : { hour: order === 1 ? { $gt: after } : { $lt: after } };
-      const bucket = await hours
-        .find({ device_name: device, content_type: type, ...beyond }, { projection: { hour: 1 } })
-        .sort({ hour: order })
-        .limit(1)
-        .next();
-      if (!bucket) return null;
-      const end = new Date(bucket.hour.getTime() + HOUR_MS);
-      const item = await items
-        .find(
-          { device_name: device, content_type: type, timestamp: { $gte: bucket.hour, $lt: end } },
-          { projection: { _id: 0, timestamp: 1 } },
-        )
-        .sort({ timestamp: order })
-        .limit(1)
-        .next();
-      if (item) return item.timestamp;
-      after = bucket.hour;
-    }
-  }
-
-  /**
-   * Sets each (device, type)'s first and last item time from the items it still holds (after
-   * a range delete), through the oldest and newest hourly buckets that still count items: it
-   * reads a bucket's items at most, never the device's history (sqlite's settleItemTimes).
-   */
-  async function settleItemTimes(
-    pairs: Iterable<{ device_name: string; content_type: string }>,
-  ): Promise<void> {
-    for (const { device_name, content_type } of pairs) {
-      const first = await edgeItemTime(device_name, content_type as ContentType, 1);
-      const last =
-        first === null ? null : await edgeItemTime(device_name, content_type as ContentType, -1);
-      await devices.updateOne(
-        { _id: deviceKey(device_name, content_type) },
-        first === null || last === null
-          ? { $unset: { first_item: '', last_item: '' } }
-          : { $set: { first_item: first, last_item: last } },
-      );
-    }
+  /** The counts of these documents with the pending deltas applied. */
+  async function current(
+    loaded: { devices: DeviceDoc[]; hours: HourDoc[]; archive: ArchiveDoc[] },
+    only?: (device: string) => boolean,
+  ): Promise<Counts> {
+    const { deltas: unfolded, round } = await pending();
+    const counts = countsOf(loaded.devices, loaded.hours, loaded.archive);
+    if (round) overlay(counts, round, only);
+    applyDeltas(
+      counts,
+      only === undefined ? unfolded : unfolded.map((delta) => deltaFor(delta, only)),
+    );
+    return counts;
   }
 
   return {
@@ -281,13 +142,47 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
         { content_type: 1, last_item: -1 },
         { name: 'content_type_1_last_item_-1' },
       );
+      await deltas.createIndex({ at: 1 }, { name: 'at_1' });
     },
 
-    /** Counts items the insert newly stored (their received_at included). */
-    added: (docs: ContentDocument[]) => apply(tally(docs), 1),
+    /**
+     * Counts items an insert stored: one delta per message (`batch`), keyed by it, so that a
+     * redelivery counts nothing twice; items of no message in one delta of their own.
+     * `restored`: they come back from the archive and leave its counts too.
+     */
+    async added(stored: CountedItem[], options: { restored?: boolean } = {}): Promise<void> {
+      const loose = `a:${randomUUID()}`;
+      const byDelta = new Map<string, CountedItem[]>();
+      for (const item of stored) {
+        const key = item.batch === undefined ? loose : `a:${item.batch}`;
+        byDelta.set(key, [...(byDelta.get(key) ?? []), item]);
+      }
+      const at = new Date();
+      await record(
+        [...byDelta].map(([_id, group]) => ({
+          _id,
+          at,
+          changes: countChanges(group, 1),
+          ...(options.restored ? { archived: archivedBy(group, -1) } : {}),
+        })),
+      );
+    },
+
+    /** Counts items deleted (by an archive pass, `archived`: also into the archive counts). */
+    async deleted(gone: Item[], archived: boolean): Promise<void> {
+      if (gone.length === 0) return;
+      await record([
+        {
+          _id: `d:${randomUUID()}`,
+          at: new Date(),
+          changes: countChanges(gone, -1),
+          ...(archived ? { archived: archivedBy(gone, 1) } : {}),
+        },
+      ]);
+    },
 
     /**
-     * Reads the items about to be deleted (device, type, time) so that `subtract` can take them
+     * Reads the items about to be deleted (device, type, time) so that `deleted` can take them
      * off once they are gone.
      */
     async beforeDelete(ids: string[]): Promise<Item[]> {
@@ -299,33 +194,9 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
         .toArray();
     },
 
-    async deleted(gone: Item[], archived: boolean): Promise<void> {
-      const tallies = tally(gone);
-      await apply(tallies, -1);
-      if (!archived || tallies.size === 0) return;
-      const perDevice = new Map<string, { n: number; last: Date }>();
-      for (const t of tallies.values()) {
-        const entry = perDevice.get(t.device);
-        if (!entry) perDevice.set(t.device, { n: t.items, last: t.lastItem });
-        else {
-          entry.n += t.items;
-          if (t.lastItem > entry.last) entry.last = t.lastItem;
-        }
-      }
-      await upsertAll(
-        archive,
-        [...perDevice].map(([device, { n, last }]) => ({
-          updateOne: {
-            filter: { _id: device },
-            update: { $inc: { items_archived: n }, $max: { last_archived: last } },
-            upsert: true,
-          },
-        })),
-      );
-    },
-
     async read(query: DeviceCountersQuery): Promise<DeviceCounters[]> {
-      const only = query.devices === undefined ? {} : { device_name: { $in: [...query.devices] } };
+      const named = query.devices === undefined ? undefined : new Set(query.devices);
+      const only = named === undefined ? {} : { device_name: { $in: [...named] } };
       const { lastHour, last24h } = windowStarts(query.now);
       const since = Math.min(
         hourStart(last24h),
@@ -334,16 +205,19 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
       const [deviceDocs, hourDocs, archiveDocs] = await Promise.all([
         devices.find(only).toArray(),
         hours.find({ ...only, hour: { $gte: new Date(since) } }).toArray(),
-        archive
-          .find(query.devices === undefined ? {} : { _id: { $in: [...query.devices] } })
-          .toArray(),
+        archive.find(named === undefined ? {} : { _id: { $in: [...named] } }).toArray(),
       ]);
+      const counts = await current(
+        { devices: deviceDocs, hours: hourDocs, archive: archiveDocs },
+        named && ((device) => named.has(device)),
+      );
       const windows = new Map<string, { hour: number; day: number }>();
       const timeline = new Map<string, Map<number, number>>();
       const hoursFrom =
         query.hoursSince === undefined ? undefined : hourStart(query.hoursSince.getTime());
-      for (const doc of hourDocs) {
+      for (const doc of counts.hours.values()) {
         const start = doc.hour.getTime();
+        if (start < since) continue;
         const key = deviceKey(doc.device_name, doc.content_type);
         const w = windows.get(key) ?? { hour: 0, day: 0 };
         w.hour += doc.items * windowShare(start, lastHour);
@@ -375,7 +249,7 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
         }
         return found;
       };
-      for (const doc of deviceDocs) {
+      for (const doc of counts.devices.values()) {
         const w = windows.get(doc._id) ?? { hour: 0, day: 0 };
         entry(doc.device_name).byContentType.push({
           contentType: doc.content_type as ContentType,
@@ -388,7 +262,7 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
           itemsLast24h: Math.round(w.day),
         });
       }
-      for (const doc of archiveDocs) {
+      for (const doc of counts.archive.values()) {
         const found = entry(doc._id);
         found.itemsArchived = doc.items_archived;
         found.lastArchivedItemTime = doc.last_archived ?? null;
@@ -400,117 +274,343 @@ export function mongoDeviceCounters(db: Db, itemsName: string, items: Collection
 
     /** The listing rows, folded from the devices' documents (no hour buckets read). */
     async listing(named: readonly string[] | undefined): Promise<DeviceListing[]> {
+      const names = named === undefined ? undefined : new Set(named);
       const [deviceDocs, archiveDocs] = await Promise.all([
-        devices
-          .find(named === undefined ? {} : { device_name: { $in: [...named] } }, {
-            projection: { items_stored: 0, first_item: 0 },
-          })
-          .toArray(),
-        archive
-          .find(named === undefined ? {} : { _id: { $in: [...named] } }, { projection: { _id: 1 } })
-          .toArray(),
+        devices.find(names === undefined ? {} : { device_name: { $in: [...names] } }).toArray(),
+        archive.find(names === undefined ? {} : { _id: { $in: [...names] } }).toArray(),
       ]);
-      const byDevice = new Map<string, DeviceListing>();
-      const entry = (name: string): DeviceListing => {
-        let found = byDevice.get(name);
-        if (!found) {
-          found = {
-            device_name: name,
-            first_received_ms: null,
-            last_received_ms: null,
-            last_frame_ms: null,
-            last_transcription_ms: null,
-          };
-          byDevice.set(name, found);
-        }
-        return found;
-      };
-      const earliest = (a: number | null, b: Date | undefined) =>
-        b === undefined ? a : a === null ? b.getTime() : Math.min(a, b.getTime());
-      const latest = (a: number | null, b: Date | undefined) =>
-        b === undefined ? a : a === null ? b.getTime() : Math.max(a, b.getTime());
-      for (const doc of deviceDocs) {
-        const found = entry(doc.device_name);
-        found.first_received_ms = earliest(found.first_received_ms, doc.first_received);
-        found.last_received_ms = latest(found.last_received_ms, doc.last_received);
-        const lastItem = doc.last_item?.getTime() ?? null;
-        if (doc.content_type === 'frames') found.last_frame_ms = lastItem;
-        if (doc.content_type === 'transcription') found.last_transcription_ms = lastItem;
-      }
-      for (const doc of archiveDocs) entry(doc._id);
-      return [...byDevice.values()].sort((a, b) => compareNames(a.device_name, b.device_name));
+      const counts = await current(
+        { devices: deviceDocs, hours: [], archive: archiveDocs },
+        names && ((device) => names.has(device)),
+      );
+      return listingOf(counts);
     },
 
     /**
-     * The newest last_item per content type. Over every device: the first document of each type
-     * on the (content_type, last_item desc) index, one entry read (a missing last_item sorts
-     * last). Over named devices (a bound token's few): their documents by device_name, folded
-     * here, so no planner can pick the type's index and walk the fleet for them.
+     * The newest last_item per content type. Over every device, with no delta pending that may
+     * move one back (a settle or a forget): the first document of each type on the
+     * (content_type, last_item desc) index, one entry read, then the pending deltas' times.
+     * Otherwise, and over named devices (a bound token's few): from the listing.
      */
     async newest(
       named: readonly string[] | undefined,
       maxTimeMS: number | undefined,
     ): Promise<NewestItemTimes> {
       const newest: NewestItemTimes = { frames: null, transcription: null };
-      const fold = (doc: Pick<DeviceDoc, 'content_type' | 'last_item'>) => {
-        const type = doc.content_type as ContentType;
-        const time = doc.last_item?.getTime();
-        if (time !== undefined && type in newest && time > (newest[type] ?? -Infinity)) {
-          newest[type] = time;
+      const { deltas: unfolded, round } = await pending();
+      if (named !== undefined || round || unfolded.some((d) => d.settle || d.forget)) {
+        for (const row of await this.listing(named)) {
+          newest.frames = later(newest.frames, row.last_frame_ms);
+          newest.transcription = later(newest.transcription, row.last_transcription_ms);
         }
-      };
+        return newest;
+      }
       const options = {
         projection: { _id: 0, content_type: 1, last_item: 1 },
         ...(maxTimeMS === undefined ? {} : { maxTimeMS }),
       };
-      if (named !== undefined) {
-        const docs = await devices.find({ device_name: { $in: [...named] } }, options).toArray();
-        for (const doc of docs) fold(doc);
-        return newest;
-      }
       const firsts = await Promise.all(
         (Object.keys(newest) as ContentType[]).map((type) =>
           devices.find({ content_type: type }, options).sort({ last_item: -1 }).limit(1).toArray(),
         ),
       );
-      for (const doc of firsts.flat()) fold(doc);
+      for (const doc of firsts.flat()) {
+        const type = doc.content_type as ContentType;
+        if (type in newest) newest[type] = later(newest[type], doc.last_item?.getTime() ?? null);
+      }
+      for (const change of unfolded.flatMap((delta) => delta.changes ?? [])) {
+        const type = change.type as ContentType;
+        if (type in newest && change.last_item !== undefined) {
+          newest[type] = later(newest[type], change.last_item);
+        }
+      }
       return newest;
     },
 
-    settleItemTimes,
-
-    /** Takes restored items (newly stored, by device) off their devices' archive counters. */
-    async unarchived(restored: ContentDocument[]): Promise<void> {
-      const perDevice = new Map<string, number>();
-      for (const doc of restored) {
-        perDevice.set(doc.device_name, (perDevice.get(doc.device_name) ?? 0) + 1);
+    /**
+     * Sets each (device, type)'s first and last item time from the items it still holds (after
+     * a range delete), through the oldest and newest hourly buckets that still count items: it
+     * reads a bucket's items at most, never the device's history (sqlite's settleItemTimes).
+     */
+    async settleItemTimes(
+      pairs: Iterable<{ device_name: string; content_type: string }>,
+    ): Promise<void> {
+      const settle: NonNullable<CountDelta['settle']> = [];
+      for (const { device_name, content_type } of pairs) {
+        const buckets = await bucketsOf(device_name, content_type);
+        const first = await edgeItemTime(device_name, content_type, buckets, 1);
+        const last =
+          first === null
+            ? null
+            : await edgeItemTime(device_name, content_type, [...buckets].reverse(), -1);
+        settle.push({ device: device_name, type: content_type, first, last });
       }
-      if (perDevice.size === 0) return;
-      await upsertAll(
-        archive,
-        [...perDevice].map(([device, n]) => ({
-          updateOne: { filter: { _id: device }, update: { $inc: { items_archived: -n } } },
-        })),
-      );
-      // $inc cannot floor: an archive counter older than its items' restore stays at 0.
-      await archive.updateMany(
-        { _id: { $in: [...perDevice.keys()] }, items_archived: { $lt: 0 } },
-        { $set: { items_archived: 0 } },
-      );
+      if (settle.length === 0) return;
+      await record([{ _id: `s:${randomUUID()}`, at: new Date(), settle }]);
     },
 
     /**
-     * After a delete of a whole device: removes its archive counters and the documents of its
-     * content types that count no item. Items stored since the delete's last chunk stay counted
-     * (each document's condition is checked as it is removed), with their times settled.
+     * After a delete of a whole device: its archive counts go, and the counts of its content
+     * types that count no item. Items stored since the delete's last chunk stay counted.
      */
     async forget(device: string): Promise<void> {
-      await archive.deleteOne({ _id: device });
-      await devices.deleteMany({ device_name: device, items_stored: { $lte: 0 } });
-      const left = await devices
-        .find({ device_name: device }, { projection: { device_name: 1, content_type: 1 } })
-        .toArray();
-      await settleItemTimes(left);
+      await record([{ _id: `f:${randomUUID()}`, at: new Date(), forget: device }]);
+    },
+
+    /**
+     * Folds the deltas older than foldAfterMs (and every delta before a settle or a forget,
+     * which apply in order) into the counter documents, when this store holds the fold lease:
+     * a round is recorded whole, then its documents written, then its deltas deleted. A round
+     * left by a folder that died is finished first. Returns the deltas folded.
+     */
+    async fold(now = new Date()): Promise<number> {
+      if (!(await lease.acquire(holder, Math.max(10_000, intervalMs * 10), now))) return 0;
+      const left = await rounds.findOne({});
+      if (left) await finish(left);
+      const ready = foldable(
+        (await deltas.find({}).toArray()).sort(byOrder).slice(0, 500),
+        now.getTime() - foldAfterMs,
+      );
+      if (ready.length === 0) return 0;
+      const counts = await documentsFor(ready);
+      const before = {
+        devices: new Set(counts.devices.keys()),
+        hours: new Set(counts.hours.keys()),
+        archive: new Set(counts.archive.keys()),
+      };
+      applyDeltas(counts, ready);
+      const changed = <T extends { _id: string }>(
+        name: keyof Counts['touched'],
+        docs: Map<string, T>,
+      ) => ({
+        writes: [...counts.touched[name]].flatMap((id) => (docs.has(id) ? [docs.get(id)!] : [])),
+        deletes: [...counts.touched[name]].filter((id) => !docs.has(id) && before[name].has(id)),
+      });
+      const d = changed('devices', counts.devices);
+      const h = changed('hours', counts.hours);
+      const a = changed('archive', counts.archive);
+      const round: FoldRound = {
+        _id: randomUUID(),
+        deltas: ready.map((delta) => delta._id),
+        writes: { devices: d.writes, hours: h.writes, archive: a.writes },
+        deletes: { devices: d.deletes, hours: h.deletes, archive: a.deletes },
+      };
+      await rounds.insertOne(round);
+      await finish(round);
+      return ready.length;
+    },
+
+    /** Folds now and then while the store is open (see CountFolding); stop() ends it. */
+    startFolding(onError: (error: unknown) => void) {
+      if (intervalMs <= 0) return { stop: () => Promise.resolve() };
+      let stopped = false;
+      let running: Promise<unknown> = Promise.resolve();
+      const timer = setInterval(() => {
+        running = running.then(() => (stopped ? 0 : this.fold())).catch(onError);
+      }, intervalMs);
+      timer.unref();
+      return {
+        async stop() {
+          stopped = true;
+          clearInterval(timer);
+          await running;
+          await lease.release(holder).catch(() => undefined);
+        },
+      };
     },
   };
+
+  /** Writes a round's documents (whole, so writing them again is harmless), then forgets it. */
+  async function finish(round: FoldRound): Promise<void> {
+    await replaceAll(devices, round.writes.devices);
+    await replaceAll(hours, round.writes.hours);
+    await replaceAll(archive, round.writes.archive);
+    if (round.deletes.devices.length)
+      await devices.deleteMany({ _id: { $in: round.deletes.devices } });
+    if (round.deletes.hours.length) await hours.deleteMany({ _id: { $in: round.deletes.hours } });
+    if (round.deletes.archive.length)
+      await archive.deleteMany({ _id: { $in: round.deletes.archive } });
+    await deltas.deleteMany({ _id: { $in: round.deltas } });
+    await rounds.deleteOne({ _id: round._id });
+  }
+
+  async function replaceAll<T extends Document & { _id: string }>(
+    collection: Collection<T>,
+    docs: T[],
+  ): Promise<void> {
+    for (let i = 0; i < docs.length; i += MAX_STATEMENTS) {
+      const ops = docs.slice(i, i + MAX_STATEMENTS).map((doc): AnyBulkWriteOperation<T> => ({
+        replaceOne: { filter: { _id: doc._id } as never, replacement: doc, upsert: true },
+      }));
+      await collection.bulkWrite(ops, { ordered: false });
+    }
+  }
+
+  /** The counter documents the deltas touch, as stored. */
+  async function documentsFor(ready: CountDelta[]): Promise<Counts> {
+    const deviceIds = new Set<string>();
+    const hourIds = new Set<string>();
+    const archiveIds = new Set<string>();
+    const forgotten = new Set<string>();
+    for (const delta of ready) {
+      for (const change of delta.changes ?? []) {
+        deviceIds.add(deviceKey(change.device, change.type));
+        for (const { hour } of change.hours) hourIds.add(hourKey(change.device, change.type, hour));
+      }
+      for (const { device } of delta.archived ?? []) archiveIds.add(device);
+      for (const { device, type } of delta.settle ?? []) deviceIds.add(deviceKey(device, type));
+      if (delta.forget !== undefined) {
+        forgotten.add(delta.forget);
+        archiveIds.add(delta.forget);
+      }
+    }
+    const byDevice = { device_name: { $in: [...forgotten] } };
+    const [deviceDocs, hourDocs, archiveDocs] = await Promise.all([
+      devices.find({ $or: [{ _id: { $in: [...deviceIds] } }, byDevice] }).toArray(),
+      hours.find({ $or: [{ _id: { $in: [...hourIds] } }, byDevice] }).toArray(),
+      archive.find({ _id: { $in: [...archiveIds] } }).toArray(),
+    ]);
+    return countsOf(deviceDocs, hourDocs, archiveDocs);
+  }
+
+  /** The (device, type)'s hours with items, oldest first, as stored with the deltas applied. */
+  async function bucketsOf(device: string, type: string): Promise<number[]> {
+    const [deviceDocs, hourDocs] = await Promise.all([
+      devices.find({ device_name: device }).toArray(),
+      hours.find({ device_name: device, content_type: type }).toArray(),
+    ]);
+    const counts = await current(
+      { devices: deviceDocs, hours: hourDocs, archive: [] },
+      (name) => name === device,
+    );
+    return [...counts.hours.values()]
+      .filter((bucket) => bucket.content_type === type)
+      .map((bucket) => bucket.hour.getTime())
+      .sort((x, y) => x - y);
+  }
+
+  /** The first item time (buckets oldest first, order 1) or the last (newest first, -1). */
+  async function edgeItemTime(
+    device: string,
+    type: string,
+    buckets: number[],
+    order: 1 | -1,
+  ): Promise<number | null> {
+    for (const hour of buckets) {
+      const item = await items
+        .find(
+          {
+            device_name: device,
+            content_type: type as ContentType,
+            timestamp: { $gte: new Date(hour), $lt: new Date(hour + HOUR_MS) },
+          },
+          { projection: { _id: 0, timestamp: 1 } },
+        )
+        .sort({ timestamp: order })
+        .limit(1)
+        .next();
+      if (item) return item.timestamp.getTime();
+    }
+    return null;
+  }
+}
+
+/**
+ * The deltas a fold takes, in order: those older than the cutoff, and all before the last settle
+ * or forget among them (those apply in order after what came before them).
+ */
+function foldable(sorted: CountDelta[], cutoffMs: number): CountDelta[] {
+  let end = sorted.findIndex((delta) => delta.at.getTime() >= cutoffMs);
+  if (end < 0) end = sorted.length;
+  let lastOp = -1;
+  sorted.forEach((delta, i) => {
+    if (delta.settle || delta.forget !== undefined) lastOp = i;
+  });
+  return sorted.slice(0, Math.max(end, lastOp + 1));
+}
+
+const byOrder = (a: CountDelta, b: CountDelta) =>
+  a.at.getTime() - b.at.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
+/** A round in progress counts as written: its documents replace the stored ones it names. */
+function overlay(counts: Counts, round: FoldRound, only?: (device: string) => boolean): void {
+  const keep = (device: string) => only === undefined || only(device);
+  for (const doc of round.writes.devices)
+    if (keep(doc.device_name)) counts.devices.set(doc._id, doc);
+  for (const doc of round.writes.hours) if (keep(doc.device_name)) counts.hours.set(doc._id, doc);
+  for (const doc of round.writes.archive) if (keep(doc._id)) counts.archive.set(doc._id, doc);
+  for (const id of round.deletes.devices) counts.devices.delete(id);
+  for (const id of round.deletes.hours) counts.hours.delete(id);
+  for (const id of round.deletes.archive) counts.archive.delete(id);
+}
+
+/** The part of a delta about the devices kept (a read of named devices). */
+function deltaFor(delta: CountDelta, only: (device: string) => boolean): CountDelta {
+  return {
+    _id: delta._id,
+    at: delta.at,
+    ...(delta.changes && { changes: delta.changes.filter((c) => only(c.device)) }),
+    ...(delta.archived && { archived: delta.archived.filter((a) => only(a.device)) }),
+    ...(delta.settle && { settle: delta.settle.filter((s) => only(s.device)) }),
+    ...(delta.forget !== undefined && only(delta.forget) ? { forget: delta.forget } : {}),
+  };
+}
+
+/** Per device: how many items (times `sign`) and the newest item's time. */
+function archivedBy(gone: Item[], sign: 1 | -1): NonNullable<CountDelta['archived']> {
+  const perDevice = new Map<string, { items: number; last: number }>();
+  for (const item of gone) {
+    const entry = perDevice.get(item.device_name) ?? { items: 0, last: -Infinity };
+    entry.items += sign;
+    entry.last = Math.max(entry.last, item.timestamp.getTime());
+    perDevice.set(item.device_name, entry);
+  }
+  return [...perDevice].map(([device, { items, last }]) =>
+    sign === 1 ? { device, items, last } : { device, items },
+  );
+}
+
+function listingOf(counts: Counts): DeviceListing[] {
+  const byDevice = new Map<string, DeviceListing>();
+  const entry = (name: string): DeviceListing => {
+    let found = byDevice.get(name);
+    if (!found) {
+      found = {
+        device_name: name,
+        first_received_ms: null,
+        last_received_ms: null,
+        last_frame_ms: null,
+        last_transcription_ms: null,
+      };
+      byDevice.set(name, found);
+    }
+    return found;
+  };
+  for (const doc of counts.devices.values()) {
+    const found = entry(doc.device_name);
+    found.first_received_ms = earlier(
+      found.first_received_ms,
+      doc.first_received?.getTime() ?? null,
+    );
+    found.last_received_ms = later(found.last_received_ms, doc.last_received?.getTime() ?? null);
+    const lastItem = doc.last_item?.getTime() ?? null;
+    if (doc.content_type === 'frames') found.last_frame_ms = lastItem;
+    if (doc.content_type === 'transcription') found.last_transcription_ms = lastItem;
+  }
+  for (const doc of counts.archive.values()) entry(doc._id);
+  return [...byDevice.values()].sort((a, b) => compareNames(a.device_name, b.device_name));
+}
+
+const earlier = (a: number | null, b: number | null) =>
+  b === null ? a : a === null ? b : Math.min(a, b);
+const later = (a: number | null, b: number | null) =>
+  b === null ? a : a === null ? b : Math.max(a, b);
+
+/** The indexes of the operations a bulk write refused only as duplicate keys, else undefined. */
+function duplicateKeyIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const errors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
+  if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) return undefined;
+  if (error.result?.getWriteConcernError()) return undefined;
+  return errors.map((e) => e.index);
 }

@@ -209,7 +209,7 @@ export interface ContentRow {
 }
 
 /** Refuses (ContentRejectedError) an item whose timestamp the time-ordered key cannot hold. */
-export function contentRow({ claims, ...doc }: NewContentDocument): ContentRow {
+export function contentRow({ claims, batch: _batch, ...doc }: NewContentDocument): ContentRow {
   if (!isStorableTimestamp(doc.timestamp)) {
     throw new ContentRejectedError(
       `content store refused item ${doc._id}: its timestamp ${String(doc.timestamp)} is outside what it can order`,

@@ -1,7 +1,12 @@
 import { StoreUnavailableError, TimeoutError } from '@screenfleet/contracts';
-import { createMongoContentStore, type ContentStore } from '@screenfleet/storage';
+import {
+  createMongoContentStore,
+  type ContentStore,
+  type MongoContentStoreOptions,
+} from '@screenfleet/storage';
 import { MongoClient } from 'mongodb';
 import { databaseName, killMongo, mongoUrl, startMongo } from '../../../test/services';
+import { waitFor } from '@screenfleet/runtime';
 import { startRefusingProxy, type RefusingProxy } from '../../../test/support/mongo-refusing-proxy';
 import { describeContentSearchContract } from './content-search.contract';
 import { buildItem, describeContentStoreContract, t } from './content-store.contract';
@@ -89,6 +94,119 @@ describe('mongo content store counters, written by several workers at once', () 
   });
 });
 
+describe('mongo content store counts, kept as deltas and folded', () => {
+  let client: MongoClient;
+  const stores: ContentStore[] = [];
+  const now = t(100);
+  const hour = (i: number) => new Date(Date.UTC(2026, 9, 1) + i * 3_600_000);
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(mongoUrl(), { serverSelectionTimeoutMS: 5000 });
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await client.close();
+  });
+
+  function storeOn(collection: string, options: Partial<MongoContentStoreOptions> = {}) {
+    const store = createMongoContentStore({ url: mongoUrl(), database, collection, ...options });
+    stores.push(store);
+    return store;
+  }
+  const newCollection = () => `content_items_${(collections += 1)}`;
+  const deltasOf = (collection: string) =>
+    client.db(database).collection(`${collection}_count_deltas`);
+  const waitUntil = (done: () => Promise<boolean>, timeoutMs: number) =>
+    waitFor(done, { timeoutMs, intervalMs: 50, what: 'the folder' });
+  const everything = (store: ContentStore) =>
+    Promise.all([
+      store.deviceCounters({ now, hoursSince: t(-1e7) }),
+      store.deviceListing(),
+      store.newestItemTimes(),
+    ]);
+
+  it('when a message’s items were stored but its worker died before counting them, then its next delivery counts them once, and a re-send by another message counts nothing', async () => {
+    const collection = newCollection();
+    const store = storeOn(collection, { countFolding: { intervalMs: 0 } });
+    const docs = [0, 1, 2].map((i) => ({
+      ...buildItem({ _id: `m-${i}`, timestamp: t(i) }),
+      batch: 'message-1',
+    }));
+    // What the killed worker left: its items, stored by its insert, and no delta.
+    await client.db(database).collection<{ _id: string }>(collection).insertMany(docs);
+
+    expect(await store.insertItems(docs)).toEqual({ inserted: 0, alreadyStored: 3 });
+    await store.insertItems(docs); // delivered once more
+    await store.insertItems(docs.map((doc) => ({ ...doc, batch: 'message-2' })));
+
+    const [device] = await store.deviceCounters({ now });
+    expect(device?.byContentType[0]).toMatchObject({ itemsStored: 3, lastItemTime: t(2) });
+  });
+
+  it('when the deltas are folded, then every read answers the same, the deltas are gone, and no command held more than a few updates (500 hours of 50 devices)', async () => {
+    const collection = newCollection();
+    const writer = storeOn(collection, { countFolding: { intervalMs: 0 } });
+    const docs = Array.from({ length: 500 }, (_, i) =>
+      buildItem({ _id: `h${i}`, device_name: `device-${i % 50}`, timestamp: hour(i) }),
+    );
+    await writer.insertItems(docs);
+    await writer.deleteByIds(
+      docs.slice(0, 200).map((doc) => doc._id),
+      { archived: true },
+    );
+    await writer.deleteRange({ device: 'device-7', from: hour(400) }, { limit: 100 });
+    await writer.deleteRange({ device: 'device-8' }, { limit: 100 });
+    await writer.forgetDevice('device-8');
+    const unfolded = await everything(writer);
+    expect(await deltasOf(collection).countDocuments()).toBeGreaterThan(0);
+
+    storeOn(collection, { countFolding: { foldAfterMs: 0, intervalMs: 50 } });
+    await waitUntil(async () => (await deltasOf(collection).countDocuments()) === 0, 20_000);
+
+    expect(await everything(writer)).toEqual(unfolded);
+    expect(unfolded[0].map((d) => d.deviceName)).not.toContain('device-8');
+    expect(unfolded[0].find((d) => d.deviceName === 'device-7')?.byContentType[0]).toMatchObject({
+      itemsStored: 4, // 10, less 4 archived, less 2 from hour 400 on
+      firstItemTime: hour(207),
+      lastItemTime: hour(357),
+    });
+  }, 60_000);
+
+  it('when a folder stops half way through a round (its deltas’ delete never answered), then reads count each item once meanwhile, and the next fold finishes the round', async () => {
+    const collection = newCollection();
+    const proxy = await startRefusingProxy(mongoUrl());
+    try {
+      const writer = storeOn(collection, { countFolding: { intervalMs: 0 } });
+      await writer.insertItems(
+        [0, 1, 2, 3].map((i) => buildItem({ _id: `r${i}`, timestamp: hour(i) })),
+      );
+      const expected = await everything(writer);
+      proxy.stall(['delete'], `${collection}_count_deltas`);
+      storeOn(collection, {
+        url: proxy.url,
+        operationTimeoutMS: 1000,
+        countFolding: { foldAfterMs: 0, intervalMs: 100 },
+      });
+      const rounds = client.db(database).collection(`${collection}_count_rounds`);
+      await waitUntil(async () => (await rounds.countDocuments()) === 1, 20_000);
+      await waitUntil(
+        async () =>
+          (await client.db(database).collection(`${collection}_devices`).countDocuments()) > 0,
+        20_000,
+      );
+
+      expect(await everything(writer)).toEqual(expected);
+      proxy.allow();
+      await waitUntil(async () => (await rounds.countDocuments()) === 0, 20_000);
+      expect(await deltasOf(collection).countDocuments()).toBe(0);
+      expect(await everything(writer)).toEqual(expected);
+    } finally {
+      proxy.allow();
+      await proxy.close();
+    }
+  }, 60_000);
+});
+
 describe('mongo content store, when the server stops answering', () => {
   let proxy: RefusingProxy | undefined;
   let store: ContentStore | undefined;
@@ -110,8 +228,8 @@ describe('mongo content store, when the server stops answering', () => {
     });
     await store.insertItems([buildItem({ _id: 'first', timestamp: t(1) })]);
 
-    // The items' insert goes through; the counters' update is swallowed (a wedged FerretDB).
-    proxy.stall(['update']);
+    // Its inserts are swallowed (a wedged FerretDB: the command never answers).
+    proxy.stall(['insert']);
     const started = Date.now();
     const error = await store.insertItems([buildItem({ _id: 'stuck', timestamp: t(2) })]).then(
       () => undefined,

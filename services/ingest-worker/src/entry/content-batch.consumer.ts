@@ -102,7 +102,11 @@ export function createContentBatchConsumer({
       );
       return 'dead';
     }
-    const documents = toDocuments(envelope.payload as ContentBatch);
+    // Each item names its message: the store counts a message's items once, redelivered or not.
+    const documents = toDocuments(envelope.payload as ContentBatch).map((doc) => ({
+      ...doc,
+      batch: envelope.message_id,
+    }));
     if (documents.length === 0) return 'ack';
     return settle(await batcher.add(documents, documents.length), delivery, documents.length);
   }
