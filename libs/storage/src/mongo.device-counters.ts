@@ -100,15 +100,18 @@ export function mongoDeviceCounters(
   const foldAfterMs = folding.foldAfterMs ?? 60_000;
   const intervalMs = folding.intervalMs ?? 1000;
 
-  /** Inserts deltas; one already there (a redelivery's) is left as it is. */
-  async function record(written: CountDelta[]): Promise<void> {
-    if (written.length === 0) return;
+  /**
+   * Inserts deltas; one already there (a redelivery's) is left as it is. The deltas of writes
+   * that finish while an insert of deltas is under way go together in the next one: one commit
+   * (an fsync, on FerretDB's SQLite) for many batches rather than one more per batch.
+   */
+  const record = groupedWrites(async (written: CountDelta[]) => {
     try {
       await deltas.insertMany(written, { ordered: false });
     } catch (error) {
       if (duplicateKeyIndexes(error) === undefined) throw error;
     }
-  }
+  });
 
   /** The deltas not folded yet, in order, and a round in progress (its writes count as done). */
   async function pending(): Promise<{ deltas: CountDelta[]; round: FoldRound | null }> {
@@ -513,6 +516,35 @@ export function mongoDeviceCounters(
     }
     return null;
   }
+}
+
+/**
+ * `write` for what is given, with what is given while a write is under way gathered into the next
+ * one: each caller's promise settles with the write that carried its values.
+ */
+function groupedWrites<T>(write: (values: T[]) => Promise<void>) {
+  let queued: Array<{ values: T[]; done: (error?: Error) => void }> = [];
+  let writing = false;
+  async function drain(): Promise<void> {
+    writing = true;
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
+      const error = await write(batch.flatMap((entry) => entry.values)).then(
+        () => undefined,
+        (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+      );
+      for (const entry of batch) entry.done(error);
+    }
+    writing = false;
+  }
+  return (values: T[]): Promise<void> => {
+    if (values.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      queued.push({ values, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (!writing) void drain();
+    });
+  };
 }
 
 /**
