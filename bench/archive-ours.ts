@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { MongoClient } from 'mongodb';
 import { createAmqpBus } from '@screenfleet/bus';
 import { createEnvelope, queueNames, topology, type ArchiveReply } from '@screenfleet/contracts';
@@ -83,9 +85,8 @@ export interface StatusRpcOptions {
   concurrency: number;
   /** Callers stop starting calls after this long: a slow status must not hold the bench. */
   maxSeconds: number;
-  database: string;
-  /** Stored before the calls (nothing archived: the worker runs with the archive disabled). */
-  docs: ContentDocument[];
+  /** Rounds the calls are split into, each target in turn (timeInterleaved). */
+  rounds: number;
 }
 
 export interface StatusRpcResult {
@@ -97,79 +98,126 @@ export interface StatusRpcResult {
   latency_ms: Record<string, number>;
 }
 
+/** An RPC to time: one call, and how to end what answers it. */
+export interface RpcTarget {
+  /** Content items in the store behind it (0 for an echo). */
+  contentItems: number;
+  call: () => Promise<unknown>;
+  stop: () => Promise<void>;
+}
+
+/** The archive worker's RPC_PREFETCH: archive.rpc requests it handles at once. */
+const WORKER_PREFETCH = 8;
+
+const silent = createLogger({ service: 'bench', level: 'silent' });
+
+/** archive.rpc's queue arguments: the floor's queue is of the same type (classic, quorum). */
+const rpcQueueArguments =
+  topology.queues.find((queue) => queue.name === queueNames.archiveRpc)?.arguments ?? {};
+
+const floorTopology = (queue: string, queueArguments: Record<string, unknown>) => ({
+  ...topology,
+  queues: [...topology.queues, { name: queue, arguments: queueArguments }],
+});
+
 /**
- * The floor: the same calls through RabbitMQ to an echo handler on a queue of the bench's own,
- * served with the worker's prefetch (1 unless it says otherwise): what the broker and the bus
- * cost before the worker does anything.
+ * The floor status is held to: an echo handler on a queue of the bench's own, of archive.rpc's
+ * type, answering the same calls through the same RabbitMQ. `process`: served as the worker
+ * serves archive.rpc (its own process, its prefetch), what the broker and the bus cost before the
+ * worker does anything.
+ * `in-process`: the floor as bench:archive measured it before (in the bench's process beside
+ * the callers, one request at a time, a classic queue), kept to compare with earlier figures.
  */
-export async function measureRpcFloor(
-  options: Pick<StatusRpcOptions, 'services' | 'calls' | 'concurrency' | 'maxSeconds'>,
-): Promise<StatusRpcResult> {
-  const queue = `bench.rpc-floor.${Date.now().toString(36)}`;
-  const benchTopology = {
-    ...topology,
-    queues: [...topology.queues, { name: queue, arguments: { 'x-queue-type': 'classic' } }],
-  };
-  const bus = await createAmqpBus({
-    url: options.services.rabbitmqUrl,
-    topology: benchTopology,
-    connectionName: 'bench-archive-rpc-floor',
-    logger: createLogger({ service: 'bench', level: 'silent' }),
-  });
-  try {
-    await bus.serve(queue, (request) =>
+export async function startEcho(
+  services: TestServices,
+  where: 'process' | 'in-process',
+): Promise<RpcTarget> {
+  const queue = `bench.rpc-floor.${where}.${Date.now().toString(36)}`;
+  const queueTopology = floorTopology(
+    queue,
+    where === 'process' ? rpcQueueArguments : { 'x-queue-type': 'classic' },
+  );
+  let stopServer: () => Promise<void>;
+  if (where === 'process') {
+    const echo = spawn(
+      process.execPath,
+      [
+        require.resolve('tsx/cli'),
+        '--tsconfig',
+        path.resolve(__dirname, '../tsconfig.check.json'),
+        path.join(__dirname, 'archive-echo.ts'),
+        services.rabbitmqUrl,
+        queue,
+        String(WORKER_PREFETCH),
+        JSON.stringify(rpcQueueArguments),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<void>((resolve) => echo.once('exit', () => resolve()));
+    stopServer = async () => {
+      echo.kill('SIGTERM');
+      await exited;
+    };
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the echo server did not start')), 60_000);
+      echo.once('exit', (code) => reject(new Error(`the echo server exited (${code})`)));
+      readline.createInterface({ input: echo.stdout }).on('line', (line) => {
+        if (line !== 'ready') return;
+        clearTimeout(timer);
+        resolve();
+      });
+    }).catch(async (error: unknown) => {
+      await stopServer();
+      throw error;
+    });
+  } else {
+    const server = await createAmqpBus({
+      url: services.rabbitmqUrl,
+      topology: queueTopology,
+      connectionName: 'bench-archive-rpc-floor-local',
+      logger: silent,
+    });
+    await server.serve(queue, (request) =>
       Promise.resolve(
         createEnvelope('archive.reply', request.payload, {
           correlationId: request.correlation_id,
         }),
       ),
     );
-    const call = () =>
+    stopServer = () => server.close();
+  }
+  const bus = await createAmqpBus({
+    url: services.rabbitmqUrl,
+    topology: queueTopology,
+    connectionName: 'bench-archive-rpc-floor',
+    logger: silent,
+  });
+  return {
+    contentItems: 0,
+    call: () =>
       bus.call(queue, createEnvelope('archive.command', { action: 'status' }), {
         timeoutMs: 10_000,
-      });
-    return { content_items: 0, ...(await timeCalls(call, options)) };
-  } finally {
-    await bus.close();
-  }
-}
-
-/** `calls` calls from `concurrency` callers (after a warm-up), until maxSeconds run out. */
-async function timeCalls(
-  call: () => Promise<unknown>,
-  options: Pick<StatusRpcOptions, 'calls' | 'concurrency' | 'maxSeconds'>,
-): Promise<Omit<StatusRpcResult, 'content_items'>> {
-  for (let i = 0; i < 20; i += 1) await call(); // warm up connections and caches
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  const deadline = started + options.maxSeconds * 1000;
-  await Promise.all(
-    Array.from({ length: options.concurrency }, async () => {
-      for (let i = next++; i < options.calls && performance.now() < deadline; i = next++) {
-        const sent = performance.now();
-        await call();
-        latencies.push(performance.now() - sent);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  return {
-    calls: latencies.length,
-    concurrency: options.concurrency,
-    calls_per_s: Math.round(latencies.length / seconds),
-    latency_ms: percentiles(latencies, [50, 95, 99]),
+      }),
+    async stop() {
+      await bus.close();
+      await stopServer();
+    },
   };
 }
 
 const workerMain = path.resolve(__dirname, '../services/archive-worker/dist/main.js');
 
 /**
- * GET /archive/status's path minus HTTP: `calls` status commands from `concurrency` callers
- * through the real RabbitMQ archive.rpc to a real archive worker process, over a content store
- * holding `docs`. Null when the worker's main is not built on this branch.
+ * GET /archive/status's path minus HTTP: status commands through the real RabbitMQ archive.rpc to
+ * a real archive worker process, over a content store holding `docs` (nothing archived: the
+ * worker runs with the archive disabled). Null when the worker's main is not built on this branch.
  */
-export async function measureStatusRpc(options: StatusRpcOptions): Promise<StatusRpcResult | null> {
+export async function startStatusWorker(options: {
+  services: TestServices;
+  bucket: string;
+  database: string;
+  docs: ContentDocument[];
+}): Promise<RpcTarget | null> {
   if (!existsSync(workerMain)) return null;
   const { services } = options;
   await insertDataSet(services.mongodbUrl, options.database, options.docs);
@@ -190,15 +238,27 @@ export async function measureStatusRpc(options: StatusRpcOptions): Promise<Statu
     LOG_LEVEL: 'info',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
+  const stop = async () => {
+    await worker.stop();
+    const client = await MongoClient.connect(services.mongodbUrl);
+    await client.db(options.database).dropDatabase();
+    await client.close();
+  };
+  try {
+    await worker.waitForLog(/archive worker started/, 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   const bus = await createAmqpBus({
     url: services.rabbitmqUrl,
     topology,
     connectionName: 'bench-archive-rpc',
-    logger: createLogger({ service: 'bench', level: 'silent' }),
+    logger: silent,
   });
-  try {
-    await worker.waitForLog(/archive worker started/, 60_000);
-    const status = async () => {
+  return {
+    contentItems: options.docs.length,
+    async call() {
       const reply = await bus.call<ArchiveReply>(
         queueNames.archiveRpc,
         createEnvelope('archive.command', { action: 'status' }),
@@ -207,15 +267,67 @@ export async function measureStatusRpc(options: StatusRpcOptions): Promise<Statu
       if (reply.payload.outcome !== 'ok') {
         throw new Error(`status refused: ${JSON.stringify(reply.payload)}`);
       }
-    };
-    return { content_items: options.docs.length, ...(await timeCalls(status, options)) };
-  } finally {
-    await bus.close();
-    await worker.stop();
-    const client = await MongoClient.connect(services.mongodbUrl);
-    await client.db(options.database).dropDatabase();
-    await client.close();
+    },
+    async stop() {
+      await bus.close();
+      await stop();
+    },
+  };
+}
+
+/**
+ * `calls` calls to each target from `concurrency` callers, after a warm-up, split into `rounds`
+ * rounds that take the targets in turn: whatever else loads the machine meanwhile weighs on each
+ * target alike, so their figures compare within the run. A target's calls stop once they have
+ * taken maxSeconds in all.
+ */
+export async function timeInterleaved<K extends string>(
+  targets: Record<K, RpcTarget>,
+  options: Pick<StatusRpcOptions, 'calls' | 'concurrency' | 'maxSeconds' | 'rounds'>,
+): Promise<Record<K, StatusRpcResult>> {
+  const names = Object.keys(targets) as K[];
+  const samples = new Map(names.map((name) => [name, { latencies: [] as number[], ms: 0 }]));
+  for (const name of names) {
+    for (let i = 0; i < 20; i += 1) await targets[name].call(); // warm up connections and caches
   }
+  for (let round = 0; round < options.rounds; round += 1) {
+    const until = Math.round(((round + 1) * options.calls) / options.rounds);
+    for (const name of names) {
+      const sample = samples.get(name)!;
+      const budget = options.maxSeconds * 1000 - sample.ms;
+      if (budget <= 0) continue;
+      const started = performance.now();
+      const deadline = started + budget;
+      await Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          while (sample.latencies.length < until && performance.now() < deadline) {
+            // Counted when sent, so the round makes `until` calls however many callers share it.
+            sample.latencies.push(NaN);
+            const index = sample.latencies.length - 1;
+            const sent = performance.now();
+            await targets[name].call();
+            sample.latencies[index] = performance.now() - sent;
+          }
+        }),
+      );
+      sample.ms += performance.now() - started;
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => {
+      const { latencies, ms } = samples.get(name)!;
+      return [
+        name,
+        {
+          content_items: targets[name].contentItems,
+          calls: latencies.length,
+          concurrency: options.concurrency,
+          calls_per_s: Math.round((latencies.length / ms) * 1000),
+          latency_ms: percentiles(latencies, [50, 95, 99]),
+        },
+      ];
+    }),
+  ) as Record<K, StatusRpcResult>;
 }
 
 /**

@@ -15,9 +15,15 @@
  * filters nor `$in` deletes, so every chunk query and delete reads the whole collection and a
  * pass is quadratic in its size (2,000 items: ~8 s a phase here, 20,000: ~13 min). Both phases
  * pay that alike; on MongoDB the indexes make it linear. BENCH_ARCHIVE_ITEMS=20000 for the full
- * size. Status latency: BENCH_ARCHIVE_RPC_CALLS (2,000) from BENCH_ARCHIVE_RPC_CONCURRENCY (8)
- * callers, at most BENCH_ARCHIVE_RPC_SECONDS (60) each for a store holding the recent items and
- * for an empty one.
+ * size. Status latency: BENCH_ARCHIVE_RPC_CALLS (10,000) status calls from
+ * BENCH_ARCHIVE_RPC_CONCURRENCY (8) callers, at most BENCH_ARCHIVE_RPC_SECONDS (60), to a worker
+ * over a store holding the recent items, in BENCH_ARCHIVE_RPC_ROUNDS (10) rounds taking turns
+ * with the same calls to a bare echo handler through the same broker, served as the worker
+ * serves (own process, prefetch 8, a queue of archive.rpc's type): the floor, `rpc_floor_echo`,
+ * and `status_vs_echo` gives status's p50 and p99 over the floor's (aim: p99 <= 2).
+ * `rpc_floor_echo_in_process` is the floor as measured before (echo in the bench's process,
+ * prefetch 1, a classic queue), timed in the same turns; then status over an empty store.
+ * BENCH_ARCHIVE_RUNS=0 skips the pass phases (status only).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -27,10 +33,18 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { MongoClient } from 'mongodb';
+import type { ContentDocument } from '@screenfleet/storage';
 import { startTestServices, type S3Service } from '../test/services/start';
 import { runBaseline } from './archive-baseline';
 import { buildDataSet, insertDataSet, type DataSetOptions } from './archive-data';
-import { measureRpcFloor, measureStatusRpc, runOurs } from './archive-ours';
+import {
+  runOurs,
+  startEcho,
+  startStatusWorker,
+  timeInterleaved,
+  type RpcTarget,
+  type StatusRpcResult,
+} from './archive-ours';
 import { median } from './stats';
 
 const DATA: DataSetOptions = {
@@ -42,9 +56,12 @@ const DATA: DataSetOptions = {
 const RUNS = Number(process.env.BENCH_ARCHIVE_RUNS ?? 3);
 const CHUNK = Number(process.env.BENCH_ARCHIVE_CHUNK ?? 500);
 const ENCRYPT = process.env.BENCH_ARCHIVE_ENCRYPT === '1';
-const RPC_CALLS = Number(process.env.BENCH_ARCHIVE_RPC_CALLS ?? 2_000);
+// Enough for status to span several of the worker's state refreshes (one per ~0.8 s) and
+// pending counts (one per second): at 2,000 its calls took under a second.
+const RPC_CALLS = Number(process.env.BENCH_ARCHIVE_RPC_CALLS ?? 10_000);
 const RPC_CONCURRENCY = Number(process.env.BENCH_ARCHIVE_RPC_CONCURRENCY ?? 8);
 const RPC_MAX_SECONDS = Number(process.env.BENCH_ARCHIVE_RPC_SECONDS ?? 60);
+const RPC_ROUNDS = Number(process.env.BENCH_ARCHIVE_RPC_ROUNDS ?? 10);
 const DAY_MS = 86_400_000;
 
 function log(message: string): void {
@@ -181,28 +198,33 @@ async function main(): Promise<void> {
       runs.push({ baseline: results.baseline!, ours: results.ours ?? null });
     }
 
-    // Status over the store as a pass leaves it (the recent items), and over an empty one: the
-    // difference is what answering costs beyond the RPC path itself.
-    const rpcOptions = {
-      services,
-      bucket,
+    // Status over the store as a pass leaves it (the recent items) in turns with the floor (an
+    // echo through the same broker) and with the floor as measured before; then status over an
+    // empty store: the difference is what answering costs beyond the RPC path itself.
+    const timing = {
       calls: RPC_CALLS,
       concurrency: RPC_CONCURRENCY,
       maxSeconds: RPC_MAX_SECONDS,
+      rounds: RPC_ROUNDS,
     };
-    const rpc = await measureStatusRpc({
-      ...rpcOptions,
-      database: 'bench_archive_rpc',
-      docs: docs.slice(DATA.items),
-    });
-    const rpcEmpty = await measureStatusRpc({
-      ...rpcOptions,
-      database: 'bench_archive_rpc_empty',
-      docs: [],
-    });
-    const rpcFloor = await measureRpcFloor(rpcOptions);
+    const statusOver = (database: string, held: ContentDocument[]) => () =>
+      startStatusWorker({ services, bucket, database, docs: held });
+    const rpcs = await measureRpcs(
+      {
+        status: statusOver('bench_archive_rpc', docs.slice(DATA.items)),
+        echo: () => startEcho(services, 'process'),
+        echo_in_process: () => startEcho(services, 'in-process'),
+      },
+      timing,
+    );
+    const rpcsEmpty = await measureRpcs(
+      { status: statusOver('bench_archive_rpc_empty', []) },
+      timing,
+    );
+    const rpc = rpcs.status ?? null;
+    const rpcFloor = rpcs.echo!;
 
-    const baselineRate = median(runs.map((r) => r.baseline.items_per_s));
+    const baselineRate = runs.length > 0 ? median(runs.map((r) => r.baseline.items_per_s)) : null;
     const ours = runs.map((r) => r.ours).filter((r): r is PhaseResult => r !== null);
     const oursRate = ours.length > 0 ? median(ours.map((r) => r.items_per_s)) : null;
     console.log(
@@ -215,17 +237,48 @@ async function main(): Promise<void> {
         runs: RUNS,
         items_per_s: oursRate,
         baseline_items_per_s: baselineRate,
-        ratio: oursRate === null ? null : Math.round((oursRate / baselineRate) * 100) / 100,
+        ratio:
+          oursRate === null || baselineRate === null
+            ? null
+            : Math.round((oursRate / baselineRate) * 100) / 100,
         per_run: runs,
         status_rpc: rpc,
-        status_rpc_empty_store: rpcEmpty,
+        status_rpc_empty_store: rpcsEmpty.status ?? null,
         rpc_floor_echo: rpcFloor,
+        rpc_floor_echo_in_process: rpcs.echo_in_process!,
+        // The aim: status p99 <= 2x the echo's, both measured in this run.
+        status_vs_echo: rpc && {
+          p50: ratioOf(rpc.latency_ms.p50, rpcFloor.latency_ms.p50),
+          p99: ratioOf(rpc.latency_ms.p99, rpcFloor.latency_ms.p99),
+        },
       }),
     );
   } finally {
     s3.destroy();
     await services.stop();
   }
+}
+
+/** Starts the targets, times them in turns and stops them; one not built here is left out. */
+async function measureRpcs(
+  starts: Record<string, () => Promise<RpcTarget | null>>,
+  timing: Parameters<typeof timeInterleaved>[1],
+): Promise<Record<string, StatusRpcResult | undefined>> {
+  const targets: Record<string, RpcTarget> = {};
+  try {
+    for (const [name, start] of Object.entries(starts)) {
+      const target = await start();
+      if (target) targets[name] = target;
+    }
+    return await timeInterleaved(targets, timing);
+  } finally {
+    for (const target of Object.values(targets)) await target.stop();
+  }
+}
+
+function ratioOf(value: number | undefined, floor: number | undefined): number | null {
+  if (value === undefined || floor === undefined || floor <= 0) return null;
+  return Math.round((value / floor) * 100) / 100;
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import {
   createEnvelope,
+  StoreUnavailableError,
   validators,
   type ArchiveReply,
   type Envelope,
@@ -16,7 +17,9 @@ import { createArchiveWorker } from './index';
 
 const now = new Date('2026-03-01T00:00:00Z');
 
-function setup() {
+function setup(
+  options: { state?: ReturnType<typeof memoryStateStore>; clock?: () => Date; id?: string } = {},
+) {
   let handler: ((request: Envelope<unknown>) => Promise<Envelope<unknown>>) | undefined;
   const bus: Pick<Bus, 'serve'> = {
     serve: (_queue, h) => {
@@ -29,7 +32,7 @@ function setup() {
     buildDoc({ timestamp: new Date('2026-01-02T00:00:00Z') }),
     buildDoc({ timestamp: new Date('2026-02-27T00:00:00Z') }),
   ]);
-  const state = memoryStateStore();
+  const state = options.state ?? memoryStateStore();
   const worker = createArchiveWorker({
     bus,
     content,
@@ -40,10 +43,10 @@ function setup() {
     intervalMs: 60_000,
     leaseTtlMs: 30_000,
     retry: { initialMs: 1000, maxMs: 10_000 },
-    holderId: 'test-1',
+    holderId: options.id ?? 'test-1',
     logger: createLogger({ service: 'test', level: 'silent' }),
     registry: new Registry(),
-    now: () => now,
+    now: options.clock ?? (() => now),
   });
   const call = async (payload: unknown): Promise<ArchiveReply> => {
     const reply = await handler!(createEnvelope('archive.command', payload));
@@ -160,4 +163,86 @@ describe('archive worker commands', () => {
     });
     expect(content.items.size).toBe(0);
   }, 15_000);
+});
+
+/**
+ * The shared state of several workers in memory, counting the reads that reach it and failing
+ * them on demand (a store outage), on a clock the test moves.
+ */
+function sharedState() {
+  const store = memoryStateStore();
+  let reads = 0;
+  let outage: Error | undefined;
+  let time = now.getTime();
+  const state: typeof store = {
+    ...store,
+    load(initial) {
+      reads += 1;
+      return outage ? Promise.reject(outage) : store.load(initial);
+    },
+  };
+  return {
+    state,
+    clock: () => new Date(time),
+    advance: (ms: number) => (time += ms),
+    reads: () => reads,
+    failWith: (error?: Error) => (outage = error),
+  };
+}
+
+describe('archive status from a snapshot of the state', () => {
+  it('when status is asked many times, then the state is read once for them, not per call', async () => {
+    const shared = sharedState();
+    const { worker } = setup(shared);
+    await worker.status();
+    const before = shared.reads();
+
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => worker.status()));
+    for (let i = 0; i < 5; i += 1) {
+      shared.advance(150);
+      statuses.push(await worker.status());
+    }
+
+    expect(shared.reads() - before).toBe(0);
+    expect(statuses.every((status) => status.retention_days === 30)).toBe(true);
+  });
+
+  it('when one worker configures, then its own status shows it at once, and the other worker shows it within a second', async () => {
+    const shared = sharedState();
+    const a = setup({ ...shared, id: 'worker-a' }).worker;
+    const b = setup({ ...shared, id: 'worker-b' }).worker;
+    await Promise.all([a.status(), b.status()]);
+
+    const reply = await a.execute({ action: 'configure', request: { retention_days: 12 } });
+    const own = await a.status();
+    shared.advance(1000);
+    const otherWithin = await b.status();
+    shared.advance(1);
+    const otherAfter = await b.status();
+
+    expect(reply.status.retention_days).toBe(12);
+    expect(own.retention_days).toBe(12);
+    expect(otherWithin.retention_days).toBe(30); // its snapshot, not a read per call
+    expect(otherAfter.retention_days).toBe(12);
+  });
+
+  it('when the state store is unreachable, then status is refused as store_unavailable, as when it read the store on each call', async () => {
+    const shared = sharedState();
+    const { worker, call } = setup(shared);
+    await worker.start();
+    expect(await call({ action: 'status' })).toMatchObject({ outcome: 'ok' });
+
+    shared.failWith(
+      new StoreUnavailableError('archive state store unreachable: connect ECONNREFUSED'),
+    );
+    shared.advance(1001);
+
+    expect(await call({ action: 'status' })).toEqual({
+      outcome: 'refused',
+      code: 'store_unavailable',
+      message: 'archive state store unreachable: connect ECONNREFUSED',
+    });
+    shared.failWith(undefined);
+    expect(await call({ action: 'status' })).toMatchObject({ outcome: 'ok' });
+  });
 });

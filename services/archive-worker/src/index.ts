@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
+  initialArchiveState,
   limits,
   queueNames,
   type ArchiveCommand,
@@ -16,6 +17,7 @@ import { createArchiveCommands } from './domain/archive-commands';
 import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';
 import { createPendingCounter } from './domain/pending-counter';
+import { createStateSnapshot } from './domain/state-snapshot';
 import type { MediaFiles, MediaWriter } from './domain/media-files';
 import {
   openKeysFor,
@@ -121,6 +123,14 @@ export interface ArchiveWorkerDeps {
 }
 
 const PENDING_CACHE_MS = 1000;
+/**
+ * Status answers from a snapshot of the state (state-snapshot.ts): never from a read that started
+ * over STATE_MAX_AGE_MS ago, so another worker's change shows within a second; a read starts
+ * behind the answers once it is STATE_REFRESH_AFTER_MS old, so a polled worker reads about once
+ * every 0.8 s and no status call waits for a state read.
+ */
+const STATE_MAX_AGE_MS = 1000;
+const STATE_REFRESH_AFTER_MS = 800;
 
 /**
  * The archive worker: the loop (only the lease holder archives) and the archive.rpc server
@@ -130,11 +140,19 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
   const logger = deps.logger.child({ component: 'archive' });
   const metrics = createArchiveMetrics(deps.registry, () => status());
   const now = deps.now ?? (() => new Date());
-  const commands = createArchiveCommands({ state: deps.state, defaults: deps.defaults, now });
+  const snapshot = createStateSnapshot({
+    load: () => deps.state.load(initialArchiveState(deps.defaults, now())),
+    now,
+    maxAgeMs: STATE_MAX_AGE_MS,
+    refreshAfterMs: STATE_REFRESH_AFTER_MS,
+  });
+  // Every state access of this worker goes through here, so the snapshot sees its own writes.
+  const state = snapshot.track(deps.state);
+  const commands = createArchiveCommands({ state, defaults: deps.defaults, now });
   const archiver = createArchiver({
     content: deps.content,
     archive: deps.archive,
-    state: deps.state,
+    state,
     ...(deps.media ? { media: deps.media } : {}),
     ...(deps.keyring ? { keyring: deps.keyring } : {}),
     chunkSize: deps.chunkSize,
@@ -165,7 +183,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
   const loop = createArchiveLoop({
     archiver,
     commands,
-    leases: deps.state,
+    leases: state,
     holderId: deps.holderId,
     leaseTtlMs: deps.leaseTtlMs,
     intervalMs: deps.intervalMs,
@@ -193,16 +211,16 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
   };
 
   async function status(): Promise<ArchiveStatus> {
-    const state = await commands.load();
+    const shared = await snapshot.get();
     const local = archiver.isUploading();
     // Another worker's upload shows in the state while its lease is fresh (a dead one's does not).
     const remote =
-      state.uploading_since !== null &&
-      now().getTime() - state.updated_at.getTime() < deps.leaseTtlMs;
-    return toArchiveStatus(state, {
-      pendingCount: await pendingCount(state.settings),
+      shared.uploading_since !== null &&
+      now().getTime() - shared.updated_at.getTime() < deps.leaseTtlMs;
+    return toArchiveStatus(shared, {
+      pendingCount: await pendingCount(shared.settings),
       isUploading: local || remote,
-      mediaFilesPending: local ? archiver.mediaFilesPending() : state.media_files_pending,
+      mediaFilesPending: local ? archiver.mediaFilesPending() : shared.media_files_pending,
     });
   }
 
@@ -245,7 +263,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       to: new Date(request.to),
       ...(request.device_name !== undefined ? { device: request.device_name } : {}),
     };
-    const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
+    const leases = { leases: state, ttlMs: deps.leaseTtlMs, now };
     const report = await withTaskLease(
       leases,
       taskHolder('restore', deps.holderId),
@@ -265,7 +283,7 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
           range,
         );
         const lastError = restoreLastError(range, restored);
-        if (lastError) await deps.state.update({ last_error: lastError, updated_at: now() });
+        if (lastError) await state.update({ last_error: lastError, updated_at: now() });
         return restored;
       },
     );
@@ -295,13 +313,13 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       ...(request.to !== undefined ? { to: new Date(request.to) } : {}),
       ...(request.device_name !== undefined ? { device: request.device_name } : {}),
     };
-    const leases = { leases: deps.state, ttlMs: deps.leaseTtlMs, now };
+    const leases = { leases: state, ttlMs: deps.leaseTtlMs, now };
     const report = await withTaskLease(leases, taskHolder('delete', deps.holderId), async (task) =>
       deleteCaptured(
         {
           content: deps.content,
           archive: deps.archive,
-          state: deps.state,
+          state,
           defaults: deps.defaults,
           keys: openKeysFor(deps.keyring, await commands.load()),
           ...(deps.media ? { media: deps.media } : {}),
@@ -334,15 +352,15 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
    * what they really use is written back.
    */
   async function checkKeys(): Promise<void> {
-    const state = await commands.load();
-    if (sealsReadable(deps.keyring, state.sealed_with)) return;
+    const current = await commands.load();
+    if (sealsReadable(deps.keyring, current.sealed_with)) return;
     const scan = await scanSeals(deps.archive, deps.keyring);
     // Only while no pass or rekey runs, which add or replace seals themselves.
     const holder = taskHolder('check', deps.holderId);
-    if (await deps.state.acquireLease(holder, deps.leaseTtlMs, now(), 'task').catch(() => false)) {
-      await deps.state
+    if (await state.acquireLease(holder, deps.leaseTtlMs, now(), 'task').catch(() => false)) {
+      await state
         .update({ sealed_with: scan.seals })
-        .finally(() => deps.state.releaseLease(holder, 'task'));
+        .finally(() => state.releaseLease(holder, 'task'));
     }
     if (scan.unreadableCount === 0) return;
     const message = unreadableAtStartMessage(scan);

@@ -9,8 +9,9 @@ const STATUS_WAIT_MS = 1000;
 
 /**
  * Cumulative counters for this process; the state's counters are the archive's lifetime ones.
- * The archive_* gauges without _total are GET /archive/status, read from the shared state at
- * scrape time: every worker reports the same values (aggregate them with max, not sum).
+ * The archive_* gauges without _total are GET /archive/status at scrape time (the worker's
+ * snapshot of the shared state, at most a second old): every worker reports the same values
+ * (aggregate them with max, not sum).
  */
 export function createArchiveMetrics(
   registry: Registry,
