@@ -105,7 +105,8 @@ async function runDistributed(
   defaults: Record<string, string>,
   local: boolean,
 ): Promise<void> {
-  let rabbitmqUrl = config.rabbitmqUrl;
+  // Handed on as written: one URL, or the nodes of a cluster comma-separated.
+  let rabbitmqUrl = config.rabbitmqUrl?.join(',');
   let mongodbUrl = config.mongodbUrl;
   if (!rabbitmqUrl) {
     if (!local || !(await portOpen(5672))) {

@@ -106,7 +106,7 @@ describe('operator commands when the broker connection fails', () => {
     fake.presses.length = 0;
     // The previous test closed the gateway's connection: wait for the reconnect.
     if (!gateway.bus.isConnected()) {
-      await new Promise<void>((resolve) => gateway.bus.events.once('connected', resolve));
+      await new Promise<void>((resolve) => gateway.bus.events.once('connected', () => resolve()));
     }
     const a = tokens.all.token;
     const b = tokens.operatorOnly.token;

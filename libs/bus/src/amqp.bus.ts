@@ -11,18 +11,25 @@ import {
   type Topology,
 } from '@screenfleet/contracts';
 import { ReconnectingConnection } from './amqp.connection';
+import { connectionOrder } from './broker-nodes';
 import { Consumer, type ConsumerSpec } from './amqp.consumer';
 import { encodeEnvelope } from './amqp.message';
 import { answerRequest } from './answer-request';
 import { DeviceTakenError } from './device-taken';
 import { ConfirmPublisher } from './amqp.publisher';
 import { RpcClient } from './amqp.rpc-client';
-import type { BackoffOptions } from '@screenfleet/runtime';
+import type { BackoffOptions, BrokerNodeOrder } from '@screenfleet/runtime';
 import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
 import { componentLogger, silentLogger, type Logger } from './logger';
 
 export interface AmqpBusOptions {
-  url: string;
+  /**
+   * The broker: one node's URL, or the URLs of the nodes of one cluster. The bus is connected to
+   * one node at a time and, when it loses it, reconnects to the next.
+   */
+  url: string | readonly string[];
+  /** Which node comes first: shuffled (default: processes spread over a cluster) or listed. */
+  nodeOrder?: BrokerNodeOrder;
   /** Asserted on every channel (re)open. */
   topology: Topology;
   /** Shown by the broker (rabbitmqctl list_connections client_properties); tests close it by name. */
@@ -49,13 +56,22 @@ export async function createAmqpBus(options: AmqpBusOptions): Promise<Bus> {
 
 /**
  * A service's broker connection, for its main.ts under runService (libs/runtime): connected with
- * the service's logger, its close added to the service's stop steps.
+ * the service's logger and its node order (RABBITMQ_URL_ORDER, in every service's config), its
+ * close added to the service's stop steps.
  */
 export async function connectServiceBus(
-  host: { logger: Logger; onStop: (name: string, run: () => Promise<void>) => void },
-  options: Omit<AmqpBusOptions, 'logger'>,
+  host: {
+    config: { rabbitmqUrlOrder: BrokerNodeOrder };
+    logger: Logger;
+    onStop: (name: string, run: () => Promise<void>) => void;
+  },
+  options: Omit<AmqpBusOptions, 'logger' | 'nodeOrder'>,
 ): Promise<Bus> {
-  const bus = await createAmqpBus({ ...options, logger: host.logger });
+  const bus = await createAmqpBus({
+    ...options,
+    nodeOrder: host.config.rabbitmqUrlOrder,
+    logger: host.logger,
+  });
   host.onStop('close the broker connection', () => bus.close());
   return bus;
 }
@@ -77,8 +93,9 @@ class AmqpBus implements Bus {
   constructor(private readonly options: AmqpBusOptions) {
     this.logger = componentLogger(options.logger ?? silentLogger, 'bus');
     this.operatorExchange = options.operatorExchange ?? exchangeNames.operator;
+    const urls = typeof options.url === 'string' ? [options.url] : options.url;
     this.connection = new ReconnectingConnection({
-      url: options.url,
+      nodes: connectionOrder(urls, options.nodeOrder ?? 'shuffled'),
       connectionName: options.connectionName,
       reconnect: options.reconnect ?? { initialMs: 200, maxMs: 10_000 },
       logger: this.logger,
@@ -96,7 +113,7 @@ class AmqpBus implements Bus {
     );
     this.rpc = new RpcClient(this.connection, options.topology, this.events, this.logger);
     const { events } = this.connection;
-    events.on('connected', () => this.events.emit('connected'));
+    events.on('connected', (node) => this.events.emit('connected', node));
     events.on('disconnected', (reason) => this.events.emit('disconnected', reason));
     events.on('blocked', (reason) => this.events.emit('blocked', reason));
     events.on('unblocked', () => this.events.emit('unblocked'));

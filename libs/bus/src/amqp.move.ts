@@ -1,9 +1,33 @@
-import amqp, { type ConfirmChannel, type GetMessage } from 'amqplib';
+import amqp, { type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import { BrokerUnavailableError } from '@screenfleet/contracts';
 import { errorMessage } from './amqp.connection';
+import { nodeLabel } from './broker-nodes';
+
+/** One node's URL, or the URLs of the nodes of one cluster (tried in the order given). */
+type BrokerUrl = string | readonly string[];
+
+/**
+ * A short-lived connection for a one-off job (a move, a retirement): the first node that
+ * answers, in the order given; BrokerUnavailableError naming each node when none does.
+ */
+async function connectToAnyNode(url: BrokerUrl, connectionName: string): Promise<ChannelModel> {
+  const failures: string[] = [];
+  for (const node of typeof url === 'string' ? [url] : url) {
+    try {
+      const connection = await amqp.connect(node, {
+        clientProperties: { connection_name: connectionName },
+      });
+      connection.on('error', () => undefined);
+      return connection;
+    } catch (err) {
+      failures.push(`${nodeLabel(node)}: ${errorMessage(err)}`);
+    }
+  }
+  throw new BrokerUnavailableError(`cannot connect to the broker: ${failures.join('; ')}`);
+}
 
 export interface MoveOptions {
-  url: string;
+  url: BrokerUrl;
   /** The queue to take messages from. */
   from: string;
   /** The exchange to publish them to, each with the routing key it was first published with. */
@@ -20,16 +44,10 @@ export interface MoveOptions {
  * the exchange cannot route (given back to its queue). Returns how many were moved.
  */
 export async function moveMessages(options: MoveOptions): Promise<number> {
-  const connection = await amqp
-    .connect(options.url, {
-      clientProperties: { connection_name: options.connectionName ?? 'screenfleet-move' },
-    })
-    .catch((err: unknown) => {
-      throw new BrokerUnavailableError(`cannot connect to the broker: ${errorMessage(err)}`, {
-        cause: err,
-      });
-    });
-  connection.on('error', () => undefined);
+  const connection = await connectToAnyNode(
+    options.url,
+    options.connectionName ?? 'screenfleet-move',
+  );
   try {
     const channel = await connection.createConfirmChannel();
     const returned = new Set<string>();
@@ -118,16 +136,16 @@ function definedOnly(properties: object): Record<string, unknown> {
  * Nothing happens when the queue does not exist. Returns how many messages were moved.
  */
 export async function retireQueue(options: {
-  url: string;
+  url: BrokerUrl;
   queue: string;
   exchange: string;
   bindingKeys: string[];
   connectionName?: string;
 }): Promise<number> {
-  const connection = await amqp.connect(options.url, {
-    clientProperties: { connection_name: options.connectionName ?? 'screenfleet-retire' },
-  });
-  connection.on('error', () => undefined);
+  const connection = await connectToAnyNode(
+    options.url,
+    options.connectionName ?? 'screenfleet-retire',
+  );
   try {
     // A missing queue closes the channel with 404: that is the "nothing to retire" answer.
     const probe = await connection.createChannel();
@@ -161,9 +179,8 @@ export async function retireQueue(options: {
  * slip a message in between. A quorum queue applies acks asynchronously: checked a few times.
  * Returns whether the queue is gone.
  */
-async function deleteIfEmpty(url: string, queue: string): Promise<boolean> {
-  const connection = await amqp.connect(url);
-  connection.on('error', () => undefined);
+async function deleteIfEmpty(url: BrokerUrl, queue: string): Promise<boolean> {
+  const connection = await connectToAnyNode(url, 'screenfleet-retire');
   try {
     const channel = await connection.createChannel();
     channel.on('error', () => undefined);

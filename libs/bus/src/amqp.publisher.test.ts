@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { ConfirmChannel } from 'amqplib';
 import { BrokerUnavailableError, createEnvelope, topology } from '@screenfleet/contracts';
 import type { ReconnectingConnection } from './amqp.connection';
 import { ConfirmPublisher } from './amqp.publisher';
@@ -9,26 +8,39 @@ import { silentLogger } from './logger';
 // A fake channel is enough here: this is the publisher's own flow control, not the broker's.
 class FakeChannel extends EventEmitter {
   published = 0;
+  closed = false;
   /** What publish() answers: false = "the write buffer is full". */
   accepting = true;
+  /** Nack every publish, as amqplib reports a basic.nack. */
+  nacking = false;
   publish(_e: string, _r: string, _b: Buffer, _p: unknown, confirm: (err: unknown) => void) {
     this.published += 1;
-    setImmediate(() => confirm(null));
+    setImmediate(() => confirm(this.nacking ? new Error('message nacked') : null));
     return this.accepting;
+  }
+  waitForConfirms() {
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  close() {
+    this.closed = true;
+    return Promise.resolve();
   }
 }
 
 function publisherOn(channel: FakeChannel, limits: { maxMessageBytes?: number } = {}) {
-  const connection = { assertUsable: () => undefined } as unknown as ReconnectingConnection;
+  const reopened: string[] = [];
+  const connection = {
+    assertUsable: () => undefined,
+    channelLost: (_user: unknown, _model: unknown, name: string) => reopened.push(name),
+  } as unknown as ReconnectingConnection;
   const publisher = new ConfirmPublisher(
     connection,
     topology,
     { confirmTimeoutMs: 1000, drainTimeoutMs: 100, maxMessageBytes: 1024, ...limits },
     silentLogger,
   );
-  (publisher as unknown as { channel: ConfirmChannel }).channel =
-    channel as unknown as ConfirmChannel;
-  return publisher;
+  Object.assign(publisher, { channel, model: {} });
+  return Object.assign(publisher, { reopened });
 }
 
 const envelope = (text = 'x') => createEnvelope('content.batch', { text });
@@ -62,6 +74,23 @@ describe('ConfirmPublisher', () => {
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
     expect(channel.published).toBe(1);
+  });
+
+  it('when the broker nacks a publish, then it is refused as not stored, the next publish does not use that channel, and the channel is closed and a fresh one asked for', async () => {
+    const channel = new FakeChannel();
+    const publisher = publisherOn(channel);
+    channel.nacking = true;
+
+    await expect(publisher.publish('capture', 'content.frames', envelope())).rejects.toThrow(
+      'the broker did not take the message: message nacked',
+    );
+    await expect(publisher.publish('capture', 'content.frames', envelope())).rejects.toThrow(
+      'the publish channel is reopening',
+    );
+    expect(channel.published).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(channel.closed).toBe(true);
+    expect(publisher.reopened).toEqual(['publish']);
   });
 
   it('when a message is larger than the broker takes, then it is refused before it reaches the channel', async () => {

@@ -40,6 +40,8 @@ export interface PublisherLimits {
  */
 export class ConfirmPublisher implements ChannelUser {
   private channel: ConfirmChannel | undefined;
+  /** The connection the channel is on, to ask it for a fresh channel (retire). */
+  private model: ChannelModel | undefined;
   /** Set while the channel's write buffer is full: publishes wait for its 'drain'. */
   private draining: { channel: ConfirmChannel; drained: Promise<void> } | undefined;
   private readonly pending = new Set<Promise<void>>();
@@ -67,6 +69,7 @@ export class ConfirmPublisher implements ChannelUser {
       },
     );
     channel.on('error', (err: Error) => this.closeReasons.set(channel, err));
+    this.model = model;
     channel.on('return', (message: { properties: { messageId?: unknown } }) => {
       if (typeof message.properties.messageId === 'string')
         this.returned.add(message.properties.messageId);
@@ -77,6 +80,7 @@ export class ConfirmPublisher implements ChannelUser {
   detach(): void {
     // Unconfirmed publishes fail through their callbacks when amqplib closes the channel.
     this.channel = undefined;
+    this.model = undefined;
   }
 
   async publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void> {
@@ -139,6 +143,38 @@ export class ConfirmPublisher implements ChannelUser {
   }
 
   /**
+   * After a nack, publishes go to a fresh channel. RabbitMQ 3.10 nacks every publish of a
+   * channel whose first publish to a quorum queue came while the queue's recorded leader was
+   * dead: its queue client keeps asking that node (seen on a cluster: a gateway answered 503 for a
+   * minute after a node loss; with the channel replaced, 200 again within a second). A new
+   * channel reads the queue's current leader. The nacked publishes stay refused (the broker never took
+   * them); new ones are refused as unavailable until the fresh channel is open (a few hundred
+   * ms). The old channel is closed once what was written on it has settled.
+   */
+  private retire(channel: ConfirmChannel): void {
+    const model = this.model;
+    if (this.channel !== channel || !model) return;
+    this.channel = undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.limits.confirmTimeoutMs);
+    });
+    void Promise.race([channel.waitForConfirms().catch(() => undefined), timedOut])
+      .then(async () => {
+        clearTimeout(timer);
+        await channel.close().catch(() => undefined);
+      })
+      .then(() =>
+        this.connection.channelLost(
+          this,
+          model,
+          'publish',
+          'the broker nacked a publish: publishing on a fresh channel',
+        ),
+      );
+  }
+
+  /**
    * Why an unconfirmed publish failed, as what the caller may say about it: a nack, or a channel
    * error the broker raised (the publish itself was refused: a missing exchange, a message too
    * large), means the message was not stored; a connection or channel lost before the confirm
@@ -192,6 +228,7 @@ export class ConfirmPublisher implements ChannelUser {
                 ),
               );
             } else if (err) {
+              if (err instanceof Error && err.message === NACKED) this.retire(channel);
               reject(this.refusal(channel, err));
             } else {
               resolve();

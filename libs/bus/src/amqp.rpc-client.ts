@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Channel, ChannelModel, ConsumeMessage, Message } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, ConsumeMessage, Message } from 'amqplib';
 import {
   AppError,
   BrokerUnavailableError,
@@ -46,9 +46,17 @@ interface Pending {
  * The calling side of request/reply. Requests carry replyTo = direct reply-to and an expiration
  * equal to the caller's timeout, so the broker drops a request nobody took in time; replies are
  * matched by correlationId = the request's message id.
+ *
+ * The channel is in confirm mode though nobody waits for a confirm: a nack says the broker did
+ * not take a request, which then fails at once instead of timing out, and the channel is
+ * replaced. RabbitMQ 3.10 refuses every publish of a channel whose first publish to a quorum
+ * queue came while the queue's recorded leader was dead (the publisher's `retire` says more):
+ * without confirms those requests vanished and a gateway's status calls timed out for a minute.
  */
 export class RpcClient implements ChannelUser {
-  private channel: Channel | undefined;
+  private channel: ConfirmChannel | undefined;
+  /** Channels closed here after a nack, so their close is reported as such. */
+  private readonly retired = new WeakSet<ConfirmChannel>();
   private readonly pending = new Map<string, Pending>();
 
   constructor(
@@ -60,13 +68,19 @@ export class RpcClient implements ChannelUser {
 
   async attach(model: ChannelModel): Promise<void> {
     const channel = await openChannel(
-      () => model.createChannel(),
+      () => model.createConfirmChannel(),
       this.topology,
       this.logger,
       (closed) => {
         if (this.channel !== closed) return;
-        this.detach(new Error('the reply channel closed'));
-        this.connection.channelLost(this, model, 'rpc');
+        const nacked = this.retired.has(closed);
+        this.detach(new Error(nacked ? 'the broker nacked a request' : 'the reply channel closed'));
+        this.connection.channelLost(
+          this,
+          model,
+          'rpc',
+          nacked ? 'the broker nacked a request: requests go on a fresh channel' : undefined,
+        );
       },
     );
     channel.on('return', (message: Message) => this.returned(message));
@@ -126,7 +140,14 @@ export class RpcClient implements ChannelUser {
         mandatory: options.unroutable !== undefined,
       });
       try {
-        channel.publish(exchange, routingKey, body, properties);
+        channel.publish(exchange, routingKey, body, properties, (err: unknown) => {
+          // Only a nack: a close fails every pending request through detach.
+          if (!(err instanceof Error) || err.message !== 'message nacked') return;
+          this.pending
+            .get(id)
+            ?.reject(new BrokerUnavailableError('the broker did not take the request (a nack)'));
+          this.retire(channel);
+        });
       } catch (err) {
         settle(() =>
           reject(
@@ -137,6 +158,12 @@ export class RpcClient implements ChannelUser {
         );
       }
     });
+  }
+
+  private retire(channel: ConfirmChannel): void {
+    if (this.channel !== channel || this.retired.has(channel)) return;
+    this.retired.add(channel);
+    void channel.close().catch(() => undefined);
   }
 
   private replied(message: ConsumeMessage): void {

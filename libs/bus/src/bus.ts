@@ -22,7 +22,8 @@ export interface Subscription {
 
 /** Events tests and health checks wait for instead of sleeping. */
 export interface BusEvents {
-  connected: [];
+  /** The broker node connected to (no credentials); the memory bus never emits it. */
+  connected: [node: string];
   disconnected: [reason: Error];
   blocked: [reason: string];
   unblocked: [];

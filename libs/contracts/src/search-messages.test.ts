@@ -62,11 +62,11 @@ const answer: SearchAnswer = {
 };
 
 describe('search messages', () => {
-  it('when search.rpc is declared, then it is a classic queue of its own (requests expire per message)', () => {
-    expect(queueNames.searchRpc).toBe('search.rpc');
+  it('when search.rpc.v2 is declared, then it is a quorum queue of its own (it outlives a node; requests expire per message)', () => {
+    expect(queueNames.searchRpc).toBe('search.rpc.v2');
     expect(topology.queues).toContainEqual({
-      name: 'search.rpc',
-      arguments: { 'x-queue-type': 'classic' },
+      name: 'search.rpc.v2',
+      arguments: { 'x-queue-type': 'quorum' },
     });
   });
 

@@ -38,8 +38,11 @@ export const queueNames = {
   // name). Workers move what is left in the old queue over at start (legacyQueueNames).
   ingestContent: 'ingest.content.v2',
   ingestContentDead: 'ingest.content.dead',
-  archiveRpc: 'archive.rpc',
-  searchRpc: 'search.rpc',
+  // v2: quorum queues (were durable classic ones, which live on one node: with that node down
+  // the broker refuses every re-declaration, so no process could reconnect to a cluster). The
+  // v1 queues are left to the operator to delete (docs/deploy.md); requests in them expired.
+  archiveRpc: 'archive.rpc.v2',
+  searchRpc: 'search.rpc.v2',
   operatorPresence: 'operator.presence',
 } as const;
 
@@ -73,6 +76,11 @@ export const topology: Topology = {
     { name: exchangeNames.operator, type: 'direct' },
     { name: exchangeNames.operatorPresence, type: 'fanout' },
   ],
+  // Every shared queue is replicated: quorum queues (or a stream). On a cluster the broker gives
+  // each one replicas on three nodes (RabbitMQ's default group size, quorum_cluster_size = 3,
+  // capped at the cluster's size); a confirm then means a majority holds the message. We do not
+  // declare x-quorum-initial-group-size: it would say the same, and an argument a queue was not
+  // declared with makes every re-declaration fail (406) on existing deployments (docs/deploy.md).
   queues: [
     {
       name: queueNames.ingestContent,
@@ -87,10 +95,11 @@ export const topology: Topology = {
       },
     },
     { name: queueNames.ingestContentDead, arguments: { 'x-queue-type': 'quorum' } },
-    // Archive commands are worthless once the caller gave up: a classic queue, expiry per message.
-    { name: queueNames.archiveRpc, arguments: { 'x-queue-type': 'classic' } },
+    // Archive commands, expiring per message (worthless once the caller gave up). Quorum, so
+    // that losing a node costs an election (a second or so), not the queue until it is back.
+    { name: queueNames.archiveRpc, arguments: { 'x-queue-type': 'quorum' } },
     // Searches, served by the ingest workers (they own the content store): the same reasoning.
-    { name: queueNames.searchRpc, arguments: { 'x-queue-type': 'classic' } },
+    { name: queueNames.searchRpc, arguments: { 'x-queue-type': 'quorum' } },
     // Agents' heartbeats. A stream, not a queue: every gateway reads every heartbeat (consumers
     // do not compete), with no per-gateway queue to declare; old entries age out.
     {

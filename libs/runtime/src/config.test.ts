@@ -173,6 +173,53 @@ describe('loadConfig', () => {
     expect(err.issues[0]?.rule).toBe('URL with scheme amqp or amqps');
   });
 
+  describe('a list of URLs (the nodes of one cluster)', () => {
+    const nodes = defineConfig({
+      rabbitmqUrl: {
+        env: 'RABBITMQ_URL',
+        kind: 'urls',
+        protocols: ['amqp', 'amqps'],
+        secret: true,
+        doc: 'Broker nodes',
+      },
+    });
+    const issue = (raw: string) =>
+      configError(() => loadConfig(nodes, { RABBITMQ_URL: raw })).message.split('\n')[1];
+
+    it('when one URL is given, then it is a list of one (a single node keeps working)', () => {
+      expect(loadConfig(nodes, { RABBITMQ_URL: 'amqp://u:p@a:5672/v' }).rabbitmqUrl).toEqual([
+        'amqp://u:p@a:5672/v',
+      ]);
+    });
+
+    it('when several are given, then they are kept in order, trimmed, blanks dropped', () => {
+      const config = loadConfig(nodes, {
+        RABBITMQ_URL: ' amqp://u:p@a:5672/v, amqps://u:p@b:5671/v ,,amqp://c/v',
+      });
+      expect(config.rabbitmqUrl).toEqual([
+        'amqp://u:p@a:5672/v',
+        'amqps://u:p@b:5671/v',
+        'amqp://c/v',
+      ]);
+      expect(Object.isFrozen(config.rabbitmqUrl)).toBe(true);
+    });
+
+    it('when one item is not an amqp URL, then one line names the variable and the item by position, never the password', () => {
+      expect(issue('amqp://u:hunter2@a/v,http://u:hunter2@b/v,amqp://c/v')).toBe(
+        'RABBITMQ_URL=*** (comma-separated URLs, each with scheme amqp or amqps; item 2 of 3 is not)',
+      );
+      expect(issue('amqp://a/v,b:5672')).toBe(
+        'RABBITMQ_URL=*** (comma-separated URLs, each with scheme amqp or amqps; item 2 of 2 is not)',
+      );
+    });
+
+    it('when only commas are given, then it is refused as none given', () => {
+      expect(issue(' , ,')).toBe(
+        'RABBITMQ_URL=*** (comma-separated URLs, each with scheme amqp or amqps; none given)',
+      );
+    });
+  });
+
   it('infers each key type from the spec, so callers need no casts', () => {
     const config = loadConfig(spec, required);
     const level: 'info' | 'debug' = config.logLevel;

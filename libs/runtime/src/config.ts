@@ -45,6 +45,16 @@ export interface UrlVar extends VarBase {
   protocols?: readonly string[];
   default?: string;
 }
+/**
+ * Comma-separated URLs (the nodes of one cluster, say), each checked like a `url`; at least one.
+ * The parsed value keeps the order given.
+ */
+export interface UrlListVar extends VarBase {
+  kind: 'urls';
+  /** Allowed schemes without the colon, e.g. `['amqp', 'amqps']`; any when absent. */
+  protocols?: readonly string[];
+  default?: readonly string[];
+}
 /** A duration in milliseconds; the env value may carry a unit: `500`, `500ms`, `30s`, `5m`, `1h`. */
 export interface DurationVar extends VarBase {
   kind: 'duration';
@@ -59,7 +69,15 @@ export interface ListVar extends VarBase {
 }
 
 export type VarSpec =
-  StringVar | IntegerVar | NumberVar | BooleanVar | EnumVar | UrlVar | DurationVar | ListVar;
+  | StringVar
+  | IntegerVar
+  | NumberVar
+  | BooleanVar
+  | EnumVar
+  | UrlVar
+  | UrlListVar
+  | DurationVar
+  | ListVar;
 
 /** Keyed by the camelCase property the config object will have. */
 export type ConfigSpec = Readonly<Record<string, VarSpec>>;
@@ -72,7 +90,7 @@ type KindValue<V> = V extends { kind: 'string' | 'url' }
       ? boolean
       : V extends { kind: 'enum'; values: readonly (infer E)[] }
         ? E
-        : V extends { kind: 'list' }
+        : V extends { kind: 'list' | 'urls' }
           ? readonly string[]
           : never;
 
@@ -215,17 +233,26 @@ function parseValue(v: VarSpec, raw: string): Parsed {
       const ms = Math.round(Number(match[1]) * factor);
       return inRange(ms, v.min, undefined) ? { ok: true, value: ms } : fail();
     }
+    case 'urls':
+      return parseUrlList(v, splitList(text));
     case 'list':
-      return {
-        ok: true,
-        value: Object.freeze(
-          text
-            .split(',')
-            .map((item) => item.trim())
-            .filter((item) => item !== ''),
-        ),
-      };
+      return { ok: true, value: Object.freeze(splitList(text)) };
   }
+}
+
+function splitList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/** Names the first bad item by its position only: the value itself may hold a password. */
+function parseUrlList(v: UrlListVar, items: string[]): Parsed {
+  if (items.length === 0) return { ok: false, rule: `${describeRule(v)}; none given` };
+  const bad = items.findIndex((item) => !isUrl(item, v.protocols));
+  if (bad === -1) return { ok: true, value: Object.freeze(items) };
+  return { ok: false, rule: `${describeRule(v)}; item ${bad + 1} of ${items.length} is not` };
 }
 
 function inRange(n: number, min: number | undefined, max: number | undefined): boolean {
@@ -252,6 +279,10 @@ export function describeRule(v: VarSpec): string {
       return `one of: ${v.values.join(', ')}`;
     case 'url':
       return v.protocols ? `URL with scheme ${v.protocols.join(' or ')}` : 'URL';
+    case 'urls':
+      return v.protocols
+        ? `comma-separated URLs, each with scheme ${v.protocols.join(' or ')}`
+        : 'comma-separated URLs';
     case 'duration':
       return `duration: milliseconds, or a number with unit ms/s/m/h such as 30s${v.min === undefined ? '' : `; at least ${v.min} ms`}`;
     case 'list':
@@ -285,6 +316,8 @@ function checkDefault(v: VarSpec): string | undefined {
         return isUrl(v.default, v.protocols);
       case 'list':
         return v.default.every((item) => item.trim() !== '' && !item.includes(','));
+      case 'urls':
+        return v.default.length > 0 && v.default.every((item) => isUrl(item, v.protocols));
     }
   })();
   return ok ? undefined : `${JSON.stringify(v.default)} breaks its rule (${describeRule(v)})`;

@@ -17,6 +17,7 @@ export {
   type ListVar,
   type NumberVar,
   type StringVar,
+  type UrlListVar,
   type UrlVar,
   type VarSpec,
 } from './config';
@@ -47,8 +48,10 @@ export {
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export { backoffDelay, type BackoffOptions } from './backoff';
 export {
+  BROKER_NODE_ORDERS,
   SERVER_VARS,
   serviceConfigSpec,
+  type BrokerNodeOrder,
   withoutServerVars,
   type ServerVar,
   type SettingsConfig,

@@ -7,7 +7,8 @@ describe('serviceConfigSpec', () => {
   it('when only the broker is given, then the ops server is on loopback and /metrics has no token', () => {
     const config = loadConfig(spec, { RABBITMQ_URL: 'amqp://127.0.0.1' });
     expect(config).toEqual({
-      rabbitmqUrl: 'amqp://127.0.0.1',
+      rabbitmqUrl: ['amqp://127.0.0.1'],
+      rabbitmqUrlOrder: 'shuffled',
       opsPort: 9465,
       opsHost: '127.0.0.1',
       metricsToken: undefined,
@@ -24,6 +25,17 @@ describe('serviceConfigSpec', () => {
       METRICS_TOKEN: 'scrape-secret',
     });
     expect(config).toMatchObject({ opsPort: 0, opsHost: '0.0.0.0', metricsToken: 'scrape-secret' });
+  });
+
+  it('when the nodes of a cluster are listed with an order, then both are read', () => {
+    const config = loadConfig(spec, {
+      RABBITMQ_URL: 'amqp://a:5672,amqp://b:5672',
+      RABBITMQ_URL_ORDER: 'listed',
+    });
+    expect(config).toMatchObject({
+      rabbitmqUrl: ['amqp://a:5672', 'amqp://b:5672'],
+      rabbitmqUrlOrder: 'listed',
+    });
   });
 
   it('when the broker URL is missing, then start-up fails naming it', () => {

@@ -2,17 +2,32 @@ import type { Config, ConfigSpec } from './config';
 import { LOG_LEVELS } from './logger';
 
 /**
+ * Which of the broker's nodes a process tries first: `shuffled` spreads the processes of a
+ * deployment over the nodes of a cluster without any per-process setting; `listed` keeps the
+ * order given, to pin a process to the node beside it (or a test to a node).
+ */
+export const BROKER_NODE_ORDERS = ['shuffled', 'listed'] as const;
+export type BrokerNodeOrder = (typeof BROKER_NODE_ORDERS)[number];
+
+/**
  * The variables every service process has, so each config.ts spreads one definition instead of
- * repeating it: broker URL, log level, the ops server's address, the graceful-stop limit.
+ * repeating it: broker nodes, log level, the ops server's address, the graceful-stop limit.
  */
 export function serviceConfigSpec(prefix: string, defaultOpsPort: number) {
   return {
     rabbitmqUrl: {
       env: 'RABBITMQ_URL',
-      kind: 'url',
+      kind: 'urls',
       protocols: ['amqp', 'amqps'],
       secret: true,
-      doc: 'RabbitMQ URL',
+      doc: "RabbitMQ node's URL, or the nodes of one cluster: the process connects to one and, when it loses it, to the next (docs/deploy.md)",
+    },
+    rabbitmqUrlOrder: {
+      env: 'RABBITMQ_URL_ORDER',
+      kind: 'enum',
+      values: BROKER_NODE_ORDERS,
+      default: 'shuffled',
+      doc: 'Which node of RABBITMQ_URL comes first: shuffled (each process its own order, so processes spread over the nodes) or listed (as written: pin a process to the node beside it)',
     },
     opsPort: {
       env: `${prefix}_OPS_PORT`,
@@ -56,7 +71,13 @@ export function serviceConfigSpec(prefix: string, defaultOpsPort: number) {
  * MongoDB-protocol store, the name it shows them). The embedded mode replaces those servers, so
  * it reads a service's spec without them, and a service's settings function never sees them.
  */
-export const SERVER_VARS = ['rabbitmqUrl', 'mongodbUrl', 'database', 'connectionName'] as const;
+export const SERVER_VARS = [
+  'rabbitmqUrl',
+  'rabbitmqUrlOrder',
+  'mongodbUrl',
+  'database',
+  'connectionName',
+] as const;
 export type ServerVar = (typeof SERVER_VARS)[number];
 
 /** The spec without its server variables (see SERVER_VARS). */

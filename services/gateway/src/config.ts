@@ -3,6 +3,12 @@ import { MIN_OPERATOR_TIMEOUT_MS } from '@screenfleet/contracts';
 
 export const gatewayConfigSpec = defineConfig({
   ...serviceConfigSpec('GATEWAY', 9464),
+  connectionName: {
+    env: 'GATEWAY_CONNECTION_NAME',
+    kind: 'string',
+    default: 'gateway',
+    doc: 'Name this gateway shows the broker (rabbitmqctl list_connections), to tell gateways apart',
+  },
   port: {
     env: 'GATEWAY_PORT',
     kind: 'integer',

@@ -13,7 +13,7 @@ void runService('gateway', gatewayConfigSpec, async (host) => {
   const bus = await connectServiceBus(host, {
     url: config.rabbitmqUrl,
     topology,
-    connectionName: 'gateway',
+    connectionName: config.connectionName,
     publishTimeoutMs: config.publishTimeout,
   });
   const gateway = createGateway({

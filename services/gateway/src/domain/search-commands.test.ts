@@ -117,7 +117,7 @@ describe('sendSearch: what the ingest workers answer', () => {
     expect(timings).toEqual({ expirationMs: 300, budgetMs: 1000, graceMs: 200 });
     expect(sent).toEqual([
       [
-        'search.rpc',
+        'search.rpc.v2',
         expect.objectContaining({
           type: 'search.request',
           correlation_id: 'req-1',

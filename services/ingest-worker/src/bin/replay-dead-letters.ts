@@ -31,7 +31,7 @@ const replayConfigSpec = defineConfig({
   rabbitmqUrl: {
     ...ingestConfigSpec.rabbitmqUrl,
     optional: true,
-    doc: "RabbitMQ URL of the distributed mode; unset: the embedded mode's SQLite file under DATA_DIR",
+    doc: "RabbitMQ URL (or the nodes of one cluster, comma-separated) of the distributed mode; unset: the embedded mode's SQLite file under DATA_DIR",
   },
   dataDir: {
     env: 'DATA_DIR',
@@ -50,7 +50,7 @@ function parseLimit(argv: string[]): number | undefined {
   return limit;
 }
 
-async function fromBroker(url: string, limit: number | undefined): Promise<void> {
+async function fromBroker(url: readonly string[], limit: number | undefined): Promise<void> {
   const moved = await moveMessages({
     url,
     from: queueNames.ingestContentDead,
