@@ -10,6 +10,7 @@ import { startMinioServer, stopMinioServer } from './minio';
 
 import { rabbitmqctl } from './rabbitmqctl';
 
+export { startBrokerCluster, type BrokerCluster, type QueueState } from './rabbitmq-cluster';
 export {
   brokerConnectionPids,
   closeBrokerConnections,

@@ -126,8 +126,10 @@ export async function get<T = Record<string, unknown>>(
   url: string,
   token: string | null = tokens.all.token,
   headers: Record<string, string> = {},
+  init: { signal?: AbortSignal } = {},
 ) {
   const response = await fetch(url, {
+    ...init,
     headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as T };
@@ -138,8 +140,10 @@ export async function post(
   body: unknown,
   token: string = tokens.all.token,
   headers: Record<string, string> = {},
+  init: { signal?: AbortSignal } = {},
 ) {
   const response = await fetch(url, {
+    ...init,
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
