@@ -116,10 +116,9 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
     deleteByIds: (ids, options = {}) =>
       translated('deleteByIds', async () => {
         if (ids.length === 0) return 0;
-        const gone = await counters.beforeDelete(ids);
+        await counters.deleting(await counters.toDelete(ids), options.archived === true);
         const result = await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
-        await counters.deleted(gone, options.archived === true);
         return result.deletedCount;
       }),
 
@@ -130,19 +129,26 @@ export function createMongoContentStore(options: MongoContentStoreOptions): Cont
         }
         const found = await items
           .find(deleteFilter(range), {
-            projection: { _id: 1, device_name: 1, content_type: 1, file_path: 1, timestamp: 1 },
+            projection: {
+              _id: 1,
+              device_name: 1,
+              content_type: 1,
+              file_path: 1,
+              timestamp: 1,
+              received_at: 1,
+            },
           })
           .sort({ timestamp: 1, _id: 1 })
           .limit(limit)
           .toArray();
         if (found.length === 0) return { counts: [], filePaths: [] };
         const ids = found.map((doc) => doc._id);
-        // No transactions here (FerretDB): the devices' counters are decremented after the
-        // delete, by the items this call found and deleted (as deleteByIds does). The archive
-        // worker's task lease keeps any other delete of these items away meanwhile.
+        // No transactions here (FerretDB): the counts' delta goes first, keyed by these items
+        // (as deleteByIds does). The archive worker's task lease keeps any other delete of these
+        // items away meanwhile.
+        await counters.deleting(found, false);
         await items.deleteMany({ _id: { $in: ids } });
         await claims.deleteMany({ owner: { $in: ids } });
-        await counters.deleted(found, false);
         const deleted = summariseDeleted(found);
         await counters.settleItemTimes(deleted.counts);
         return deleted;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ContentType, DeviceListing, NewestItemTimes } from '@screenfleet/contracts';
 import {
@@ -158,7 +158,9 @@ export function mongoDeviceCounters(
       const byDelta = new Map<string, CountedItem[]>();
       for (const item of stored) {
         const key = item.batch === undefined ? loose : `a:${item.batch}`;
-        byDelta.set(key, [...(byDelta.get(key) ?? []), item]);
+        const group = byDelta.get(key);
+        if (group) group.push(item);
+        else byDelta.set(key, [item]);
       }
       const at = new Date();
       await record(
@@ -172,11 +174,19 @@ export function mongoDeviceCounters(
     },
 
     /** Counts items deleted (by an archive pass, `archived`: also into the archive counts). */
-    async deleted(gone: Item[], archived: boolean): Promise<void> {
+    /**
+     * Counts items about to be deleted (by an archive pass, `archived`: also into the archive
+     * counts), before the delete: keyed by the items, so a delete run again after dying half
+     * way finds the same items and the same delta, or finds them gone and counts nothing.
+     */
+    async deleting(gone: Array<Item & { _id: string }>, archived: boolean): Promise<void> {
       if (gone.length === 0) return;
+      // With when each was received: the same ids stored again later and deleted once more
+      // (a client re-sending deleted items) are another delete.
+      const keys = gone.map((item) => `${item._id}@${item.received_at?.getTime() ?? ''}`).sort();
       await record([
         {
-          _id: `d:${randomUUID()}`,
+          _id: `d:${createHash('sha256').update(keys.join('\u0000')).digest('base64url')}`,
           at: new Date(),
           changes: countChanges(gone, -1),
           ...(archived ? { archived: archivedBy(gone, 1) } : {}),
@@ -184,15 +194,12 @@ export function mongoDeviceCounters(
       ]);
     },
 
-    /**
-     * Reads the items about to be deleted (device, type, time) so that `deleted` can take them
-     * off once they are gone.
-     */
-    async beforeDelete(ids: string[]): Promise<Item[]> {
+    /** The items about to be deleted (device, type, time), for `deleting`. */
+    async toDelete(ids: string[]): Promise<Array<Item & { _id: string }>> {
       return items
         .find(
           { _id: { $in: ids } },
-          { projection: { _id: 0, device_name: 1, content_type: 1, timestamp: 1 } },
+          { projection: { _id: 1, device_name: 1, content_type: 1, timestamp: 1, received_at: 1 } },
         )
         .toArray();
     },

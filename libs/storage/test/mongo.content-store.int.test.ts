@@ -142,6 +142,34 @@ describe('mongo content store counts, kept as deltas and folded', () => {
     expect(device?.byContentType[0]).toMatchObject({ itemsStored: 3, lastItemTime: t(2) });
   });
 
+  it('when a delete fails half way and is run again, then its items are subtracted once (its delta goes first, keyed by the items)', async () => {
+    const collection = newCollection();
+    const proxy = await startRefusingProxy(mongoUrl());
+    try {
+      const store = storeOn(collection, {
+        url: proxy.url,
+        operationTimeoutMS: 1000,
+        countFolding: { intervalMs: 0 },
+      });
+      const docs = [0, 1, 2].map((i) => buildItem({ _id: `x${i}`, timestamp: t(i) }));
+      await store.insertItems(docs);
+
+      // The counts' write never answers: this delete fails (a worker dying there).
+      proxy.stall(['insert'], `${collection}_count_deltas`);
+      await expect(store.deleteByIds(['x0', 'x1'], { archived: true })).rejects.toThrow();
+      proxy.allow();
+      expect(await store.deleteByIds(['x0', 'x1'], { archived: true })).toBe(2);
+      expect(await store.deleteByIds(['x0', 'x1'], { archived: true })).toBe(0);
+
+      const [device] = await store.deviceCounters({ now });
+      expect(device).toMatchObject({ itemsArchived: 2 });
+      expect(device?.byContentType[0]).toMatchObject({ itemsStored: 1 });
+    } finally {
+      proxy.allow();
+      await proxy.close();
+    }
+  }, 30_000);
+
   it('when the deltas are folded, then every read answers the same, the deltas are gone, and no command held more than a few updates (500 hours of 50 devices)', async () => {
     const collection = newCollection();
     const writer = storeOn(collection, { countFolding: { intervalMs: 0 } });
