@@ -1,4 +1,5 @@
-import type { CaptureStatus, DeviceCaptureRecord } from './types';
+import type { CaptureStatus } from './http/devices.routes';
+import type { DeviceCaptureRecord } from './messages/devices.messages';
 
 /**
  * capture_status, one rule for GET /devices (the gateway) and the DeviceCaptureStalled alert's

@@ -1,6 +1,6 @@
 import { BSON } from 'mongodb';
-import { sizeLimits, storedItemBytesBound } from './content-size';
-import type { ContentItem } from './types';
+import { sizeLimits } from './content-size';
+import { storedItemBytesBound, type ContentItem } from './http/add.route';
 
 // The stored shape, as the ingest worker builds it (to-documents.ts), serialised by real BSON.
 function storedBytes(device: string, item: ContentItem): number {

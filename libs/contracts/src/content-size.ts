@@ -1,5 +1,3 @@
-import type { ContentItem } from './types';
-
 /**
  * Sizes beyond the request limits: what the broker and the store can hold. The gateway refuses
  * a batch that could not be carried or stored, before it answers 200 (libs/contracts/README.md).
@@ -16,29 +14,3 @@ export const sizeLimits = {
   /** MongoDB's document limit (maxBsonObjectSize); the driver refuses a document of this size. */
   maxStoredDocumentBytes: 16 * 1024 * 1024 - 1,
 } as const;
-
-// BSON per stored document: field names, type bytes, lengths, _id, dates, nulls (about 270).
-const DOCUMENT_OVERHEAD = 512;
-// Per OCR result: its array key, the document and five named fields with lengths (about 87).
-const OCR_RESULT_OVERHEAD = 96;
-// Per tag: its array key, type byte, length and terminator (about 13).
-const TAG_OVERHEAD = 16;
-
-const bytes = (value: string | null | undefined) =>
-  value == null ? 0 : Buffer.byteLength(value, 'utf8');
-
-/**
- * An upper bound of the BSON size of the document the ingest worker stores for a frames item
- * (services/ingest-worker/src/domain/to-documents.ts): every string in UTF-8 plus a fixed
- * overhead per document, OCR result and tag. Linear in the item, no serialisation.
- */
-export function storedItemBytesBound(deviceName: string, item: ContentItem): number {
-  let total = DOCUMENT_OVERHEAD + bytes(deviceName) + bytes(item.file_path);
-  total += bytes(item.app_name) + bytes(item.window_name);
-  for (const result of item.ocr_results ?? []) {
-    total += OCR_RESULT_OVERHEAD + bytes(result.text) + bytes(result.text_json);
-    total += bytes(result.ocr_engine);
-  }
-  for (const tag of item.tags ?? []) total += TAG_OVERHEAD + bytes(tag);
-  return total;
-}

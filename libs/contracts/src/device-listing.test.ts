@@ -1,5 +1,5 @@
 import { fromListingRow, lastItemOf, toListingRow, type DeviceListing } from './device-listing';
-import { validators } from './validators';
+import { validators } from './registry';
 
 const device: DeviceListing = {
   device_name: 'desk',

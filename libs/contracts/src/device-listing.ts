@@ -1,4 +1,4 @@
-import type { DeviceListingRow } from './types';
+import type { DeviceListingRow } from './messages/devices.messages';
 
 /**
  * One device as GET /devices sorts and filters it and GET /health judges it: devices.reply's

@@ -1,9 +1,13 @@
 import { ValidationError, type FieldError } from './errors';
-import { agentStatuses, captureStatuses, deviceSortKeys } from './schemas/devices.schema';
-import type { AgentStatus, CaptureStatus } from './types';
-
-export const devicesDefaultLimit = 50;
-export const devicesMaxLimit = 1000;
+import {
+  agentStatuses,
+  captureStatuses,
+  devicesDefaultLimit,
+  devicesMaxLimit,
+  deviceSortKeys,
+  type AgentStatus,
+  type CaptureStatus,
+} from './http/devices.routes';
 
 /** GET /devices' query, checked. */
 export interface DevicesParameters {

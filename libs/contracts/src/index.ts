@@ -1,6 +1,5 @@
 export * from './topology';
 export * from './archive-state';
-export * from './envelope';
 export { checkMessage } from './message-check';
 export * from './errors';
 export * from './limits';
@@ -16,22 +15,33 @@ export {
   type SearchOrder,
   type SearchParameters,
 } from './search-query';
-export * from './schemas';
-export * from './schemas/operator.schema';
-export type * from './types';
-export { validators } from './validators';
+export * from './common.schema';
+// One module per route (http/) and per message (messages/): its schema, type, validator and
+// OpenAPI description. The registries are derived from their list (registry.ts).
+export * from './http/common.contract';
+export * from './http/add.route';
+export * from './http/search.route';
+export * from './http/operator.routes';
+export * from './http/archive.routes';
+export * from './http/data-delete.routes';
+export * from './http/devices.routes';
+export * from './http/health.route';
+export * from './http/whoami.route';
+export * from './http/openapi.route';
+export * from './messages/envelope';
+export * from './messages/content-batch.message';
+export * from './messages/operator.messages';
+export * from './messages/search.messages';
+export * from './messages/archive.messages';
+export * from './messages/devices.messages';
+export { validators, apiOperations, type ComponentName } from './registry';
+export type { ApiOperation, ApiScope, Contract } from './contract';
 export { toFieldErrors, type Validator } from './validate';
 export { scanJsonSizes } from './json-scan';
 export * from './content-size';
 export { searchTerms, searchWords } from './search-terms';
-export {
-  apiOperations,
-  buildOpenApiDocument,
-  toJsonSchema2020,
-  type ApiOperation,
-  type ApiScope,
-  type ComponentName,
-} from './openapi';
+export { buildOpenApiDocument } from './openapi/document';
+export { toJsonSchema2020 } from './openapi/json-schema-2020';
 export * from './devices-query';
 export * from './capture-status';
 export * from './device-listing';

@@ -7,7 +7,6 @@
  * KeyName and ModifierName, so a name without a platform key does not compile).
  */
 import { ValidationError, type FieldError } from './errors';
-import type { PressKeyRequest } from './types';
 
 // prettier-ignore
 const letterKeys = [
@@ -117,6 +116,17 @@ export function parseKeyCombo(combo: string): KeyCombo | undefined {
 export type KeyNameKind = 'key' | 'modifier' | 'combo';
 
 /**
+ * The names a press request carries: PressKeyRequest's fields (http/operator.routes.ts), written
+ * here rather than imported, since that module compiles its validator with validate.ts, which
+ * reads keyNameRules from this one (an import back would close a loop).
+ */
+export interface PressKeyNames {
+  key?: string | undefined;
+  modifiers?: readonly string[] | null | undefined;
+  key_combo?: string | undefined;
+}
+
+/**
  * What the request schema's x-key-name keyword accepts for each kind of field, and how its 400
  * names what is allowed (validate.ts words the detail from these).
  */
@@ -142,9 +152,7 @@ export const keyNameRules: Record<
  * the one resolution, done by the gateway on a request the schema accepted. A name the schema
  * would have refused is a ValidationError naming the field, never a guess.
  */
-export function resolvePressKey(
-  request: Pick<PressKeyRequest, 'key' | 'modifiers' | 'key_combo'>,
-): KeyCombo {
+export function resolvePressKey(request: PressKeyNames): KeyCombo {
   const combo =
     request.key_combo !== undefined
       ? parseKeyCombo(request.key_combo)
@@ -154,7 +162,7 @@ export function resolvePressKey(
 }
 
 /** Which field of a press request holds a name that does not resolve. */
-function unresolved(request: Pick<PressKeyRequest, 'key' | 'modifiers' | 'key_combo'>): FieldError {
+function unresolved(request: PressKeyNames): FieldError {
   const refused = (path: string, kind: KeyNameKind): FieldError => ({
     path,
     rule: 'allowed-values',

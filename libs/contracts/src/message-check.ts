@@ -1,4 +1,4 @@
-import { SCHEMA_VERSION, type Envelope, type MessageType } from './envelope';
+import { SCHEMA_VERSION, type Envelope, type MessageType } from './messages/envelope';
 import type { FieldError } from './errors';
 import type { Validator } from './validate';
 

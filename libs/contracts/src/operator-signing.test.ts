@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { createEnvelope } from './envelope';
+import { createEnvelope } from './messages/envelope';
 import { commandSigningBytes, signCommand, verifyCommand } from './operator-signing';
 
 describe('operator command signatures', () => {

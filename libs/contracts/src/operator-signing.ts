@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Envelope } from './envelope';
+import type { Envelope } from './messages/envelope';
 
 /**
  * Operator commands are signed by the gateway (Ed25519) and verified by the agent, so a broker

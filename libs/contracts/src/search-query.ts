@@ -1,10 +1,10 @@
 import { ValidationError, type FieldError } from './errors';
 import { utf8Length } from './json-shape';
 import { limits } from './limits';
-import { deviceNameSchema } from './schemas/common';
-import { searchOrders } from './schemas/search.schema';
+import { deviceNameSchema } from './common.schema';
+import { searchOrders } from './http/search.route';
 import { isDateTimeWithOffset, parseDateTime } from './timestamp';
-import type { ContentType } from './types';
+import type { ContentType } from './http/add.route';
 
 export type SearchOrder = (typeof searchOrders)[number];
 

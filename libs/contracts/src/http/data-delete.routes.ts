@@ -1,6 +1,10 @@
+/** Deleting what was captured: a time range, or a device's all. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { dateTimeSchema, deviceNameSchema } from '../common.schema';
+import { archiveErrors, bodyErrors, type ApiOperation, type Contract } from '../contract';
 import type { FieldError } from '../errors';
 import { parseDateTime } from '../timestamp';
-import { dateTimeSchema, deviceNameSchema } from './common';
+import { compileValidator } from '../validate';
 
 /**
  * POST /data/delete-range as its clients send it: `{start_time, end_time, device_name?}` (ours
@@ -142,22 +146,6 @@ export function toDeletedDevice(body: Spellings<(typeof deviceSpellings)[number]
   return device;
 }
 
-/**
- * What the gateway asks the archive worker (archive.command `delete`): the items of [from, to)
- * (either bound absent: unbounded on that side), of one device when named, go from the content
- * store, their search entries and unreferenced media files with them, and archived items of the
- * range are recorded as deleted so no restore brings them back.
- */
-export const dataDeleteCommandRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    from: dateTimeSchema,
-    to: dateTimeSchema,
-    device_name: deviceNameSchema,
-  },
-} as const;
-
 const count = { type: 'integer', minimum: 0 } as const;
 
 /** One device's share of a delete. */
@@ -225,3 +213,109 @@ export const dataDeleteResultSchema = {
     ...deletedCountsProperties,
   },
 } as const;
+
+export type DataDeleteRangeRequest = FromSchema<typeof dataDeleteRangeRequestSchema>;
+export type DataDeleteDeviceRequest = FromSchema<typeof dataDeleteDeviceRequestSchema>;
+export type DataDeletedCounts = FromSchema<typeof dataDeletedCountsSchema>;
+export type DataDeleteResult = FromSchema<typeof dataDeleteResultSchema>;
+
+export const dataDeleteRangeRoute: ApiOperation = {
+  method: 'post',
+  path: '/data/delete-range',
+  operationId: 'dataDeleteRange',
+  tag: 'data',
+  summary: 'Delete what was captured in a time range',
+  description:
+    "screenpipe's route. The items of [start, end) (of one device when `device_name` is " +
+    'given) leave the content store and search, with the media files under ARCHIVE_MEDIA_ROOT ' +
+    'that no remaining item names; archived items of the range are recorded as deleted, so no ' +
+    'restore brings them back (`archived_items_deleted` counts them). Bounds as ' +
+    "`start_time`/`end_time` or screenpipe's `start`/`end` (one spelling each; its " +
+    '`local_only` is ignored); `end` exclusive, so a 400 names both fields when it is not after ' +
+    'the start. Idempotent: a repeated delete answers zeros. A token bound to devices must ' +
+    'name one of its own (403 otherwise). Never beside an archive pass, restore or rekey: it ' +
+    'waits up to 5 s for one to end, then is a 409 naming it. Answered by the archive worker ' +
+    '(503 when none runs).',
+  scope: 'data:delete',
+  request: {
+    schema: dataDeleteRangeRequestSchema,
+    required: true,
+    examples: {
+      hour: {
+        summary: "One device's hour",
+        value: {
+          start_time: '2026-11-01T10:00:00Z',
+          end_time: '2026-11-01T11:00:00Z',
+          device_name: 'MacBook Pro',
+        },
+      },
+      screenpipe: {
+        summary: "As screenpipe's desktop app sends it",
+        value: { start: '2026-11-01T10:00:00Z', end: '2026-11-01T10:15:00Z', local_only: true },
+      },
+    },
+  },
+  response: {
+    schema: dataDeleteResultSchema,
+    description: 'What was deleted.',
+    example: {
+      success: true,
+      message:
+        'deleted 42 items and 3 media files of device "MacBook Pro" from 2026-11-01T10:00:00Z to 2026-11-01T11:00:00Z; 0 archived items will never be restored',
+      items_deleted: 42,
+      frames_deleted: 40,
+      audio_transcriptions_deleted: 2,
+      media_files_deleted: 3,
+      video_files_deleted: 3,
+      audio_files_deleted: 0,
+      archived_items_deleted: 0,
+      archived_objects_unreadable: 0,
+      devices: [{ device_name: 'MacBook Pro', items_deleted: 42, archived_items_deleted: 0 }],
+    },
+  },
+  errors: [...archiveErrors, ...bodyErrors, 409],
+};
+
+export const dataDeleteDeviceRoute: ApiOperation = {
+  method: 'post',
+  path: '/data/delete-device',
+  operationId: 'dataDeleteDevice',
+  tag: 'data',
+  summary: 'Delete everything a device captured',
+  description:
+    'As /data/delete-range over all time for one device: its items, search entries, ' +
+    'unreferenced media files, and its archived items recorded as deleted. The device as ' +
+    "`device_name`, or screenpipe's `machine_id` (its app) or `device_id` (its docs): exactly " +
+    'one. Idempotent. A token bound to devices deletes only its own (403 otherwise, whether ' +
+    'or not the device has data).',
+  scope: 'data:delete',
+  request: {
+    schema: dataDeleteDeviceRequestSchema,
+    required: true,
+    examples: { device: { summary: 'One device', value: { device_name: 'old-laptop' } } },
+  },
+  response: { schema: dataDeleteResultSchema, description: 'What was deleted.' },
+  errors: [...archiveErrors, ...bodyErrors, 409],
+};
+
+export const dataDeleteContract = {
+  validators: {
+    dataDeleteRangeRequest: compileValidator<DataDeleteRangeRequest>(
+      dataDeleteRangeRequestSchema,
+      'delete-range request',
+      (request) => dataDeleteRangeErrors(request),
+    ),
+    dataDeleteDeviceRequest: compileValidator<DataDeleteDeviceRequest>(
+      dataDeleteDeviceRequestSchema,
+      'delete-device request',
+      (request) => dataDeleteDeviceErrors(request),
+    ),
+    dataDeleteResult: compileValidator<DataDeleteResult>(dataDeleteResultSchema, 'delete result'),
+  },
+  components: {
+    DataDeleteRangeRequest: dataDeleteRangeRequestSchema,
+    DataDeleteDeviceRequest: dataDeleteDeviceRequestSchema,
+    DataDeleteResult: dataDeleteResultSchema,
+  },
+  operations: [dataDeleteRangeRoute, dataDeleteDeviceRoute],
+} satisfies Contract;

@@ -1,4 +1,4 @@
-import { limits } from '../limits';
+import { limits } from './limits';
 
 /**
  * A device name: free text as screenpipe sends it ("MacBook Pro", "monitor_1"), no control

@@ -1,39 +1,10 @@
-import { deviceNameSchema, nullableDateTimeSchema } from './common';
-
-/** capture_status: ok (sending), stalled (was sending, silent for CAPTURE_STALL_AFTER), idle. */
-export const captureStatuses = ['ok', 'stalled', 'idle'] as const;
-/** agent.status, from the operator agents' heartbeats (docs/adr/0003). */
-export const agentStatuses = ['online', 'unresponsive', 'offline'] as const;
-/** GET /devices' sort keys. */
-export const deviceSortKeys = ['device_name', 'last_item_time'] as const;
+import type { FromSchema } from 'json-schema-to-ts';
+import { deviceNameSchema } from '../common.schema';
+import type { Contract } from '../contract';
+import { compileValidator } from '../validate';
+import { timelineBucketSchema } from '../http/devices.routes';
 
 const count = { type: 'integer', minimum: 0 } as const;
-const start = { type: 'string', format: 'date-time-offset' } as const;
-const bucket = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['start', 'items'],
-  properties: { start, items: count },
-} as const;
-
-/** What the store's counters say about one content type of one device (wire and answer). */
-const contentTypeCaptureSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['items_stored', 'last_item_time', 'items_last_hour', 'items_last_24h'],
-  properties: {
-    items_stored: count,
-    last_item_time: nullableDateTimeSchema,
-    items_last_hour: count,
-    items_last_24h: count,
-  },
-} as const;
-
-/** Keyed by content type (add-request.schema's contentTypes); a type never sent is absent. */
-const byContentType = {
-  frames: contentTypeCaptureSchema,
-  transcription: contentTypeCaptureSchema,
-} as const;
 
 /**
  * Payload of devices.request on `search.rpc` (the ingest workers' read queue: they own the
@@ -114,8 +85,8 @@ export const deviceCaptureRecordSchema = {
       additionalProperties: false,
       required: ['hourly', 'daily'],
       properties: {
-        hourly: { type: 'array', items: bucket },
-        daily: { type: 'array', items: bucket },
+        hourly: { type: 'array', items: timelineBucketSchema },
+        daily: { type: 'array', items: timelineBucketSchema },
       },
     },
   },
@@ -199,120 +170,18 @@ export const devicesReplySchema = {
   ],
 } as const;
 
-/** GET /devices' entry for one device (the console's fleet view is built on this shape). */
-export const deviceSummarySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['device_name', 'capture_status', 'capture', 'agent', 'archive'],
-  properties: {
-    device_name: { type: 'string' },
-    capture_status: { enum: captureStatuses },
-    capture: {
-      type: 'object',
-      additionalProperties: false,
-      required: [
-        'first_item_time',
-        'last_item_time',
-        'items_stored',
-        'items_last_hour',
-        'items_last_24h',
-        'by_content_type',
-      ],
-      properties: {
-        first_item_time: nullableDateTimeSchema,
-        last_item_time: nullableDateTimeSchema,
-        items_stored: count,
-        items_last_hour: count,
-        items_last_24h: count,
-        by_content_type: {
-          type: 'object',
-          additionalProperties: false,
-          properties: byContentType,
-        },
-      },
-    },
-    agent: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['status', 'last_heartbeat_time'],
-      properties: {
-        status: { enum: agentStatuses },
-        last_heartbeat_time: nullableDateTimeSchema,
-      },
-    },
-    archive: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['items_archived', 'last_archived_item_time'],
-      properties: { items_archived: count, last_archived_item_time: nullableDateTimeSchema },
-    },
-  },
-} as const;
+export type DevicesRequest = FromSchema<typeof devicesRequestSchema>;
+export type DevicesReply = FromSchema<typeof devicesReplySchema>;
+export type DeviceCaptureRecord = FromSchema<typeof deviceCaptureRecordSchema>;
+export type DeviceListingRow = FromSchema<typeof deviceListingRowSchema>;
+export type NewestItemTimes = FromSchema<typeof newestItemTimesSchema>;
 
-/** GET /devices: a page of devices and the total the filter matches. */
-export const devicesAnswerSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['data', 'pagination'],
-  properties: {
-    data: { type: 'array', items: deviceSummarySchema },
-    pagination: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['limit', 'offset', 'total'],
-      properties: { limit: count, offset: count, total: count },
-    },
+/** devices.request and devices.reply on `search.rpc` (GET /devices, /devices/{name}, /health). */
+export const devicesMessagesContract = {
+  validators: {
+    devicesRequest: compileValidator<DevicesRequest>(devicesRequestSchema, 'devices request'),
+    devicesReply: compileValidator<DevicesReply>(devicesReplySchema, 'devices reply'),
   },
-} as const;
-
-/** GET /devices/{name}: the summary and its timeline (24 hours, 30 days, oldest first). */
-export const deviceDetailSchema = {
-  ...deviceSummarySchema,
-  required: [...deviceSummarySchema.required, 'timeline'],
-  properties: {
-    ...deviceSummarySchema.properties,
-    timeline: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['hourly', 'daily'],
-      properties: {
-        hourly: { type: 'array', minItems: 24, maxItems: 24, items: bucket },
-        daily: { type: 'array', minItems: 30, maxItems: 30, items: bucket },
-      },
-    },
-  },
-} as const;
-
-const captureStates = ['ok', 'stale', 'no data'] as const;
-
-/**
- * GET /health, screenpipe's shape (its server's HealthCheckResponse), so its clients' polling
- * works: `status` healthy | unhealthy (a content type stale) | degraded (the broker, the store
- * or the ingest workers down: `message` names which); `frame_status`/`audio_status` from the
- * newest frame/transcription the caller may see: ok, stale (nothing received for
- * CAPTURE_STALL_AFTER), or "no data".
- */
-export const healthAnswerSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'status',
-    'status_code',
-    'last_frame_timestamp',
-    'last_audio_timestamp',
-    'frame_status',
-    'audio_status',
-    'message',
-    'verbose_instructions',
-  ],
-  properties: {
-    status: { enum: ['healthy', 'unhealthy', 'degraded'] },
-    status_code: { enum: [200, 500, 503] },
-    last_frame_timestamp: nullableDateTimeSchema,
-    last_audio_timestamp: nullableDateTimeSchema,
-    frame_status: { enum: captureStates },
-    audio_status: { enum: captureStates },
-    message: { type: 'string' },
-    verbose_instructions: { type: ['string', 'null'] },
-  },
-} as const;
+  components: {},
+  operations: [],
+} satisfies Contract;

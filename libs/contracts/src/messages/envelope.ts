@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { dateTimeSchema } from '../common.schema';
+import type { Contract } from '../contract';
+import { limits } from '../limits';
+import { compileValidator } from '../validate';
 
 /** Bumped when a payload changes incompatibly; consumers reject versions they do not know. */
 export const SCHEMA_VERSION = 1;
@@ -17,6 +21,21 @@ export const messageTypes = [
 ] as const;
 
 export type MessageType = (typeof messageTypes)[number];
+
+/** The envelope every bus message carries (payload checked by the message's own schema). */
+export const envelopeSchema = {
+  type: 'object',
+  required: ['message_id', 'correlation_id', 'schema_version', 'type', 'sent_at', 'payload'],
+  additionalProperties: false,
+  properties: {
+    message_id: { type: 'string', minLength: 1, maxLength: limits.maxMessageIdLength },
+    correlation_id: { type: 'string', minLength: 1, maxLength: limits.maxMessageIdLength },
+    schema_version: { type: 'integer', minimum: 1 },
+    type: { enum: messageTypes },
+    sent_at: dateTimeSchema,
+    payload: {},
+  },
+} as const;
 
 /** Every message on the bus: metadata for tracing and dedup around a typed payload. */
 export interface Envelope<T = unknown> {
@@ -46,3 +65,9 @@ export function createEnvelope<T>(
     payload,
   };
 }
+
+export const envelopeContract = {
+  validators: { envelope: compileValidator<Envelope>(envelopeSchema, 'message envelope') },
+  components: {},
+  operations: [],
+} satisfies Contract;

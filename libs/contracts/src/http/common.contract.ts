@@ -1,4 +1,8 @@
-import { nullableDateTimeSchema } from './common';
+/** What every route shares: its error body, the plain result, a device name and a date-time. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { dateTimeSchema, deviceNameSchema } from '../common.schema';
+import type { Contract } from '../contract';
+import { compileValidator } from '../validate';
 
 export const operationResultSchema = {
   type: 'object',
@@ -39,41 +43,20 @@ export const errorBodySchema = {
   },
 } as const;
 
-const count = { type: 'integer', minimum: 0 } as const;
+export type OperationResult = FromSchema<typeof operationResultSchema>;
+export type ErrorBody = FromSchema<typeof errorBodySchema>;
 
-/**
- * GET /archive/status. Every number is always a number (screenpipe's page crashes on null);
- * times are ISO 8601 UTC or null until first set; sizes in bytes.
- */
-export const archiveStatusSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'enabled',
-    'retention_days',
-    'watermark',
-    'last_cleanup',
-    'last_error',
-    'storage_used',
-    'storage_limit',
-    'pending_count',
-    'is_uploading',
-    'chunks_uploaded',
-    'media_files_uploaded',
-    'media_files_pending',
-  ],
-  properties: {
-    enabled: { type: 'boolean' },
-    retention_days: { type: 'integer', minimum: 1 },
-    watermark: nullableDateTimeSchema,
-    last_cleanup: nullableDateTimeSchema,
-    last_error: { type: ['string', 'null'] },
-    storage_used: count,
-    storage_limit: count,
-    pending_count: count,
-    is_uploading: { type: 'boolean' },
-    chunks_uploaded: count,
-    media_files_uploaded: count,
-    media_files_pending: count,
+export const commonContract = {
+  validators: {
+    operationResult: compileValidator<OperationResult>(operationResultSchema, 'operation result'),
+    errorBody: compileValidator<ErrorBody>(errorBodySchema, 'error body'),
   },
-} as const;
+  components: {
+    OperationResult: operationResultSchema,
+    ErrorBody: errorBodySchema,
+    FieldError: fieldErrorSchema,
+    DeviceName: deviceNameSchema,
+    DateTimeWithOffset: dateTimeSchema,
+  },
+  operations: [],
+} satisfies Contract;

@@ -1,111 +1,17 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { deviceNameSchema } from '../common.schema';
+import type { Contract } from '../contract';
 import { errorCodes } from '../errors';
-import { limits } from '../limits';
 import { keyNames, modifierNames } from '../keys';
-import { dateTimeSchema, deviceNameSchema } from './common';
-import { cacheIdSchema, typeableTextPattern } from './press-key.schema';
-import { fieldErrorSchema } from './results.schema';
-
-const optionalBoolean = { type: ['boolean', 'null'] } as const;
-export const interactabilities = ['definite', 'sometimes', 'none'] as const;
-/**
- * How sure the agent is that focusing the element and pressing a key does something useful:
- * 'definite' for controls that take input (buttons, text fields, ...), 'sometimes' for other
- * focusable elements (documents, groups, panes), 'none' for elements that cannot take focus.
- */
-export type Interactability = (typeof interactabilities)[number];
-
-/** The listing filters screenpipe's clients send; everything but app_name is optional (or null). */
-const listFilterProperties = {
-  app_name: { type: 'string', minLength: 1, maxLength: limits.maxNameLength },
-  window_name: { type: ['string', 'null'], maxLength: limits.maxNameLength },
-  with_text_only: optionalBoolean,
-  interactable_only: optionalBoolean,
-  include_sometimes_interactable: optionalBoolean,
-  max_elements: { type: ['integer', 'null'], minimum: 1, maximum: limits.maxListedElements },
-} as const;
-
-/**
- * POST /experimental/operator/list-interactable-elements as screenpipe's clients send it.
- * use_background_apps and activate_app are accepted and have no effect (one desktop session).
- */
-export const listElementsRequestSchema = {
-  type: 'object',
-  required: ['app_name'],
-  additionalProperties: false,
-  properties: {
-    ...listFilterProperties,
-    use_background_apps: optionalBoolean,
-    activate_app: optionalBoolean,
-    device_name: deviceNameSchema,
-  },
-} as const;
-
-const count = { type: 'integer', minimum: 0 } as const;
-
-export const listedElementSchema = {
-  type: 'object',
-  required: ['index', 'role', 'text', 'interactability', 'position', 'size'],
-  additionalProperties: false,
-  properties: {
-    /** Index in the snapshot's full list: filters never renumber. */
-    index: count,
-    role: { type: 'string' },
-    text: { type: 'string' },
-    interactability: { enum: interactabilities },
-    position: {
-      type: 'object',
-      required: ['x', 'y'],
-      additionalProperties: false,
-      properties: { x: { type: 'number' }, y: { type: 'number' } },
-    },
-    size: {
-      type: 'object',
-      required: ['width', 'height'],
-      additionalProperties: false,
-      properties: { width: { type: 'number' }, height: { type: 'number' } },
-    },
-  },
-} as const;
-
-/** The answer: elements (filtered), stats and cache_info over the whole snapshot. */
-export const listElementsResponseSchema = {
-  type: 'object',
-  required: ['elements', 'stats', 'cache_info'],
-  additionalProperties: false,
-  properties: {
-    elements: { type: 'array', items: listedElementSchema },
-    stats: {
-      type: 'object',
-      required: [
-        'total',
-        'definitely_interactable',
-        'sometimes_interactable',
-        'non_interactable',
-        'by_role',
-      ],
-      additionalProperties: false,
-      properties: {
-        total: count,
-        definitely_interactable: count,
-        sometimes_interactable: count,
-        non_interactable: count,
-        by_role: { type: 'object', additionalProperties: count },
-      },
-    },
-    cache_info: {
-      type: 'object',
-      required: ['cache_id', 'timestamp', 'expires_at', 'element_count', 'ttl_seconds'],
-      additionalProperties: false,
-      properties: {
-        cache_id: cacheIdSchema,
-        timestamp: dateTimeSchema,
-        expires_at: dateTimeSchema,
-        element_count: count,
-        ttl_seconds: { type: 'number', minimum: 0 },
-      },
-    },
-  },
-} as const;
+import { limits } from '../limits';
+import { compileValidator } from '../validate';
+import { fieldErrorSchema } from '../http/common.contract';
+import {
+  cacheIdSchema,
+  listElementsResponseSchema,
+  listFilterProperties,
+  typeableTextPattern,
+} from '../http/operator.routes';
 
 /**
  * The id of the token a command was sent with. A listing remembers it, and a press without
@@ -234,3 +140,25 @@ export const operatorPresenceSchema = {
     ttl_ms: { type: 'integer', minimum: 1 },
   },
 } as const;
+
+export type OperatorCommand = FromSchema<typeof operatorCommandSchema>;
+export type ListCommand = Extract<OperatorCommand, { action: 'list' }>;
+export type PressCommand = Extract<OperatorCommand, { action: 'press' }>;
+export type ClickCommand = Extract<OperatorCommand, { action: 'click' }>;
+export type TypeCommand = Extract<OperatorCommand, { action: 'type' }>;
+export type OperatorResult = FromSchema<typeof operatorResultSchema>;
+export type OperatorPresence = FromSchema<typeof operatorPresenceSchema>;
+
+/** operator.command, operator.result and operator.presence (gateway <-> a device's agent). */
+export const operatorMessagesContract = {
+  validators: {
+    operatorCommand: compileValidator<OperatorCommand>(operatorCommandSchema, 'operator command'),
+    operatorResult: compileValidator<OperatorResult>(operatorResultSchema, 'operator result'),
+    operatorPresence: compileValidator<OperatorPresence>(
+      operatorPresenceSchema,
+      'operator presence',
+    ),
+  },
+  components: {},
+  operations: [],
+} satisfies Contract;
