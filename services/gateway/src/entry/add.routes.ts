@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { limits, validators } from '@screenfleet/contracts';
+import { addRoute, limits, validators } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { addContent } from '../domain/add-content';
 import type { GatewayMetrics } from '../metrics';
@@ -9,7 +9,7 @@ import { jsonBody } from './json-body';
 export function addRoutes(deps: { bus: Bus; auth: AuthOptions; metrics: GatewayMetrics }): Router {
   const router = Router();
   router.post(
-    '/add',
+    addRoute.path,
     requireScope('ingest', deps.auth),
     ...jsonBody(limits.maxBodyBytes),
     async (req, res) => {

@@ -1,5 +1,10 @@
 import { Router, type Response } from 'express';
 import {
+  archiveConfigureRoute,
+  archiveInitRoute,
+  archiveRestoreRoute,
+  archiveRunRoute,
+  archiveStatusRoute,
   limits,
   validators,
   type ArchiveActionResult,
@@ -13,11 +18,11 @@ import { jsonBody } from './json-body';
 import { countedCall } from './worker-call-metrics';
 
 export const archivePaths = {
-  status: '/archive/status',
-  configure: '/archive/configure',
-  init: '/archive/init',
-  run: '/archive/run',
-  restore: '/archive/restore',
+  status: archiveStatusRoute.path,
+  configure: archiveConfigureRoute.path,
+  init: archiveInitRoute.path,
+  run: archiveRunRoute.path,
+  restore: archiveRestoreRoute.path,
 } as const;
 
 export interface ArchiveRoutesDeps {

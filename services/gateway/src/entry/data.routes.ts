@@ -1,5 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import {
+  dataDeleteDeviceRoute,
+  dataDeleteRangeRoute,
   limits,
   toDataDeleteRange,
   toDeletedDevice,
@@ -20,8 +22,8 @@ import { jsonBodyReader, toBodyError } from './json-body';
 import { countedCall } from './worker-call-metrics';
 
 export const dataPaths = {
-  deleteRange: '/data/delete-range',
-  deleteDevice: '/data/delete-device',
+  deleteRange: dataDeleteRangeRoute.path,
+  deleteDevice: dataDeleteDeviceRoute.path,
 } as const;
 
 /** The data paths and their methods, for the app's 405 answers. */

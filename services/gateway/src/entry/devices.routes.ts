@@ -1,5 +1,11 @@
 import { Router } from 'express';
-import { parseDevicesQuery, validators, NotFoundError } from '@screenfleet/contracts';
+import {
+  deviceRoute,
+  devicesRoute,
+  parseDevicesQuery,
+  validators,
+  NotFoundError,
+} from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { readDeviceListing, readDeviceRecords } from '../domain/devices-commands';
 import { deviceDetail, devicesAnswer, pageOfDevices } from '../domain/fleet-view';
@@ -8,9 +14,9 @@ import type { DevicesMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
 import { countedCall } from './worker-call-metrics';
 
-export const devicesPath = '/devices';
+export const devicesPath = devicesRoute.path;
 /** The metrics' route label for GET /devices/{name} (bounded: not the name itself). */
-export const deviceRouteLabel = '/devices/{name}';
+export const deviceRouteLabel = deviceRoute.path;
 
 export interface DevicesRoutesDeps {
   bus: Pick<Bus, 'call'>;
@@ -66,25 +72,30 @@ export function devicesRoutes(deps: DevicesRoutesDeps): Router {
       .json(devicesAnswer(page, records, sightings, parameters, now));
   });
 
-  router.get(`${devicesPath}/:name`, requireScope('search', deps.auth), async (req, res) => {
-    const name = String(req.params.name);
-    const allowed = res.locals.grant.devices;
-    // A name no device can have, or one the token may not see: the unknown device's 404.
-    if (
-      validators.devicesRequest.check({ devices: [name] }).length > 0 ||
-      (allowed && !allowed.includes(name))
-    ) {
-      throw new NotFoundError(`no device "${name.slice(0, 200)}" is known`);
-    }
-    const [record] = await read([name], { timeline: true }, res.locals.requestId);
-    const detail = deviceDetail(
-      name,
-      record,
-      deps.presence.sightings().get(name),
-      allowed,
-      clock(),
-    );
-    res.set('Cache-Control', 'no-store').json(detail);
-  });
+  // Express writes a path parameter `:name`, OpenAPI `{name}`.
+  router.get(
+    deviceRoute.path.replace(/\{(\w+)\}/g, ':$1'),
+    requireScope('search', deps.auth),
+    async (req, res) => {
+      const name = String(req.params.name);
+      const allowed = res.locals.grant.devices;
+      // A name no device can have, or one the token may not see: the unknown device's 404.
+      if (
+        validators.devicesRequest.check({ devices: [name] }).length > 0 ||
+        (allowed && !allowed.includes(name))
+      ) {
+        throw new NotFoundError(`no device "${name.slice(0, 200)}" is known`);
+      }
+      const [record] = await read([name], { timeline: true }, res.locals.requestId);
+      const detail = deviceDetail(
+        name,
+        record,
+        deps.presence.sightings().get(name),
+        allowed,
+        clock(),
+      );
+      res.set('Cache-Control', 'no-store').json(detail);
+    },
+  );
   return router;
 }

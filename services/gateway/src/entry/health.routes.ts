@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
+import { healthRoute } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { TokenGrant } from '../auth/tokens';
 import { readNewestItemTimes } from '../domain/devices-commands';
@@ -9,7 +10,7 @@ import type { DevicesMetrics } from '../metrics';
 import { assertTokenlessHost, identify, type AuthOptions } from './authenticate';
 import { countedCall } from './worker-call-metrics';
 
-export const healthPath = '/health';
+export const healthPath = healthRoute.path;
 /** How long /health waits for an ingest worker: its clients poll it every second or so. */
 export const HEALTH_TIMEOUT_MS = 2000;
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { buildOpenApiDocument } from '@screenfleet/contracts';
+import { buildOpenApiDocument, openApiRoute } from '@screenfleet/contracts';
 
-export const openApiPath = '/openapi.json';
+export const openApiPath = openApiRoute.path;
 
 /**
  * GET /openapi.json: the API's OpenAPI 3.1 document, generated from the contracts' schemas.

@@ -1,7 +1,11 @@
 import type { KeyObject } from 'node:crypto';
 import { Router, type ErrorRequestHandler, type Response } from 'express';
 import {
+  clickByIndexRoute,
   limits,
+  listElementsRoute,
+  pressKeyRoute,
+  typeByIndexRoute,
   validators,
   type ClickCommand,
   type PressCommand,
@@ -27,10 +31,10 @@ import { jsonBodyReader } from './json-body';
 import { createOperatorAudit, type OperatorAction } from './operator-audit';
 
 export const operatorPaths = {
-  list: '/experimental/operator/list-interactable-elements',
-  press: '/experimental/operator/press-key-by-index',
-  click: '/experimental/operator/click-by-index',
-  type: '/experimental/operator/type-by-index',
+  list: listElementsRoute.path,
+  press: pressKeyRoute.path,
+  click: clickByIndexRoute.path,
+  type: typeByIndexRoute.path,
 } as const;
 
 export interface OperatorRoutesDeps {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { parseSearchQuery } from '@screenfleet/contracts';
+import { parseSearchQuery, searchRoute } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { TokenGrant } from '../auth/tokens';
 import { emptyAnswer, sendSearch, toSearchRequest } from '../domain/search-commands';
@@ -7,7 +7,7 @@ import type { SearchMetrics } from '../metrics';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
 import { countedCall } from './worker-call-metrics';
 
-export const searchPath = '/search';
+export const searchPath = searchRoute.path;
 
 export interface SearchRoutesDeps {
   bus: Pick<Bus, 'call'>;

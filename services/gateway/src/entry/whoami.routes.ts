@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { WhoAmI } from '@screenfleet/contracts';
+import { whoAmIRoute, type WhoAmI } from '@screenfleet/contracts';
 import { anonymousLoopback, identify, type AuthOptions } from './authenticate';
 
-export const whoAmIPath = '/auth/whoami';
+export const whoAmIPath = whoAmIRoute.path;
 
 /**
  * GET /auth/whoami: the caller's grant (token id, scopes, devices), so that a client such as the
