@@ -2,6 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { dateTimeSchema, deviceNameSchema } from '../common.schema';
 import type { Contract } from '../contract';
 import { compileValidator } from '../validate';
+import { refusedReply } from './refused-reply';
 import {
   archiveConfigureRequestSchema,
   archiveInitRequestSchema,
@@ -100,16 +101,7 @@ export const archiveReplySchema = {
         deleted: dataDeletedCountsSchema,
       },
     },
-    {
-      type: 'object',
-      required: ['outcome', 'code', 'message'],
-      additionalProperties: false,
-      properties: {
-        outcome: { const: 'refused' },
-        code: { enum: ['conflict', 'validation_failed', 'store_unavailable', 'failed'] },
-        message: { type: 'string' },
-      },
-    },
+    refusedReply(['conflict', 'validation_failed', 'store_unavailable', 'failed']),
   ],
 } as const;
 

@@ -2,6 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { deviceNameSchema } from '../common.schema';
 import type { Contract } from '../contract';
 import { compileValidator } from '../validate';
+import { refusedReply } from './refused-reply';
 import { timelineBucketSchema } from '../http/devices.routes';
 
 const count = { type: 'integer', minimum: 0 } as const;
@@ -154,19 +155,8 @@ export const devicesReplySchema = {
         newest: newestItemTimesSchema,
       },
     },
-    {
-      type: 'object',
-      required: ['outcome', 'code', 'message'],
-      additionalProperties: false,
-      properties: {
-        outcome: { const: 'refused' },
-        /** deadline_exceeded: only for a request with budget_ms (newer gateways). */
-        code: {
-          enum: ['validation_failed', 'store_unavailable', 'deadline_exceeded', 'failed'],
-        },
-        message: { type: 'string' },
-      },
-    },
+    // deadline_exceeded: only for a request with budget_ms (newer gateways).
+    refusedReply(['validation_failed', 'store_unavailable', 'deadline_exceeded', 'failed']),
   ],
 } as const;
 

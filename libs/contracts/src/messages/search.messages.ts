@@ -3,6 +3,7 @@ import { dateTimeSchema, deviceNameSchema } from '../common.schema';
 import type { Contract } from '../contract';
 import { limits } from '../limits';
 import { compileValidator } from '../validate';
+import { refusedReply } from './refused-reply';
 import { contentTypes } from '../http/add.route';
 import { boundedInteger, searchAnswerSchema, searchOrders } from '../http/search.route';
 
@@ -60,19 +61,8 @@ export const searchReplySchema = {
       additionalProperties: false,
       properties: { outcome: { const: 'ok' }, answer: searchAnswerSchema },
     },
-    {
-      type: 'object',
-      required: ['outcome', 'code', 'message'],
-      additionalProperties: false,
-      properties: {
-        outcome: { const: 'refused' },
-        /** deadline_exceeded: the store stopped the search at its budget_ms. */
-        code: {
-          enum: ['validation_failed', 'store_unavailable', 'deadline_exceeded', 'failed'],
-        },
-        message: { type: 'string' },
-      },
-    },
+    // deadline_exceeded: the store stopped the search at its budget_ms.
+    refusedReply(['validation_failed', 'store_unavailable', 'deadline_exceeded', 'failed']),
   ],
 } as const;
 
