@@ -1,4 +1,4 @@
-import { limits, validators, type AddRequest, type FieldError } from './index';
+import { limits, validators, type AddRequest, type FieldError } from '../index';
 
 const item = (overrides: Record<string, unknown> = {}) => ({
   file_path: '/captures/2026-11-22/frame-0001.png',

@@ -1,4 +1,4 @@
-import { toDataDeleteRange, toDeletedDevice, validators, ValidationError } from './index';
+import { toDataDeleteRange, toDeletedDevice, validators, ValidationError } from '../index';
 
 const range = validators.dataDeleteRangeRequest;
 const device = validators.dataDeleteDeviceRequest;

@@ -1,5 +1,5 @@
-import { limits } from './limits';
-import { validators } from './registry';
+import { limits } from '../limits';
+import { validators } from '../registry';
 
 describe('click-by-index and type-by-index requests', () => {
   test("when screenpipe SDK's shapes and ours come, then they pass", () => {

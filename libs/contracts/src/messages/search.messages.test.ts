@@ -5,7 +5,7 @@ import {
   type FieldError,
   type SearchAnswer,
   type SearchRequest,
-} from './index';
+} from '../index';
 
 const rules = (errors: FieldError[]) => errors.map(({ path, rule }) => ({ path, rule }));
 

@@ -10,7 +10,7 @@ import {
   validators,
   type ComponentName,
   type Validator,
-} from './index';
+} from '../index';
 
 type Doc = ReturnType<typeof buildOpenApiDocument>;
 type Media = {
