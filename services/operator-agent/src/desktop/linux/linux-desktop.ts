@@ -17,12 +17,19 @@ import {
   type UiElement,
 } from '../desktop';
 import { TREE_EVENTS } from './listing/app-tree';
-import { AtspiClient, isGoneError, type Extents, type ObjectRef } from './atspi/atspi.client';
+import {
+  AtspiClient,
+  decodeRef,
+  isGoneError,
+  unlessGone,
+  type Extents,
+  type ObjectRef,
+} from './atspi/atspi.client';
 import { hasState, IFACE, NULL_PATH, ROLE, ROOT_PATH, STATE } from './atspi/atspi.constants';
 import { AtspiTreeReader } from './atspi/atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
 import type { IncomingMessage } from './dbus/dbus.connection';
-import { orderCandidates, refKey, type Candidate } from './listing/element-tree';
+import { orderCandidates, type Candidate } from './listing/element-tree';
 import { focusElement, type FocusSteps } from './input/focus';
 import { recordFocusEvents } from './input/focus-events';
 import { interactabilityOf } from './listing/interactability';
@@ -58,17 +65,6 @@ export interface LinuxDesktopOptions {
   inputSettleMs?: number;
 }
 
-export function encodeRef(ref: ObjectRef): ElementRef {
-  return refKey(ref) as ElementRef;
-}
-
-/** Bus names never contain '/', object paths always start with it. */
-export function decodeRef(ref: ElementRef): ObjectRef {
-  const slash = ref.indexOf('/');
-  if (slash <= 0) throw new Error(`Not a Linux element reference: '${ref}'`);
-  return { bus: ref.slice(0, slash), path: ref.slice(slash) };
-}
-
 /** Hit tests asked at most to get a settled answer (isTopmostAt). */
 const HIT_TEST_TRIES = 6;
 
@@ -87,12 +83,6 @@ function matches(filterValue: string | undefined, actual: string, whole: boolean
   const wanted = filterValue.trim().toLowerCase();
   const value = actual.toLowerCase();
   return whole ? value === wanted : value.includes(wanted);
-}
-
-/** A gone object reads as null; any other error is thrown. */
-function unlessGone(error: unknown): null {
-  if (isGoneError(error)) return null;
-  throw error;
 }
 
 /**
