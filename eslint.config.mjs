@@ -35,7 +35,25 @@ const driverPaths = drivers.map((name) => ({
   name,
   message: 'Domain logic never imports a driver: use a port.',
 }));
-const restrictedImports = (paths) => ['error', { paths, patterns: packagePatterns }];
+const restrictedImports = (paths, patterns = []) => [
+  'error',
+  { paths, patterns: [...packagePatterns, ...patterns] },
+];
+/**
+ * The operator agent's domain and entry see the Desktop port alone (src/desktop/desktop.ts):
+ * never the Linux adapter, directly or through a module that re-exports it (src/desktop's
+ * index, the package's index, open-desktop.ts). The adapter is chosen at composition.
+ */
+const desktopAdapterPatterns = [
+  {
+    regex: '(^|/)desktop/linux(/|$)',
+    message: 'The domain and entry use the Desktop port (desktop/desktop.ts), never an adapter.',
+  },
+  {
+    regex: '^(\\.\\.?/)*(\\.\\.?|desktop|desktop/index|index|open-desktop)$',
+    message: 'This module loads the Linux adapter: import the port, desktop/desktop.ts.',
+  },
+];
 
 export default tseslint.config(
   {
@@ -75,6 +93,26 @@ export default tseslint.config(
       },
     },
   ]),
+  ...['domain', 'entry'].map((layer) => ({
+    files: [`services/operator-agent/src/${layer}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': restrictedImports(
+        [...otherServices('operator-agent'), ...(layer === 'domain' ? driverPaths : [])],
+        desktopAdapterPatterns,
+      ),
+    },
+  })),
+  {
+    files: ['services/operator-agent/src/desktop/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrictedImports(otherServices('operator-agent'), [
+        {
+          regex: '(^|/)(domain|entry)(/|$)',
+          message: 'An adapter serves the port: it never imports the domain or an entry point.',
+        },
+      ]),
+    },
+  },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -16,8 +16,7 @@ import {
   type ModifierName,
   type UiElement,
 } from '../src/desktop';
-import { AtspiClient, isGoneError } from '../src/desktop/linux/atspi/atspi.client';
-import { decodeRef } from '../src/desktop/linux/linux-desktop';
+import { AtspiClient, decodeRef, isGoneError } from '../src/desktop/linux/atspi/atspi.client';
 import {
   freeDisplayNumber,
   startDesktopHarness,

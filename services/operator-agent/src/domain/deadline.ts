@@ -1,7 +1,5 @@
 import { AppError, operatorTimings } from '@screenfleet/contracts';
 
-export { assertBeforeDeadline, DeadlinePassedError } from '../desktop';
-
 /** The agent's two clocks: wall time (epoch ms) and monotonic time (performance.now). */
 export interface AgentClock {
   wall: () => number;

@@ -1,5 +1,5 @@
 import type { ListCommand, ListElementsResponse, ListedElement } from '@screenfleet/contracts';
-import type { UiElement } from '../desktop';
+import type { UiElement } from '../desktop/desktop';
 import type { Snapshot } from './snapshots';
 
 type Filters = Pick<

@@ -1,5 +1,5 @@
 import { AppError } from '@screenfleet/contracts';
-import type { Desktop, ElementRef, UiElement } from '../desktop';
+import type { Desktop, ElementRef, UiElement } from '../desktop/desktop';
 import { toListing } from './listing';
 import { clickByIndex, pressByIndex, typeByIndex } from './press-by-index';
 import { SnapshotStore } from './snapshots';

@@ -5,13 +5,15 @@ import {
   type KeyName,
   type ModifierName,
 } from '@screenfleet/contracts';
-import { ElementGoneError, type Bounds, type Desktop, type UiElement } from '../desktop';
 import {
   assertBeforeDeadline,
   DeadlinePassedError,
-  systemClock,
-  type AgentClock,
-} from './deadline';
+  ElementGoneError,
+  type Bounds,
+  type Desktop,
+  type UiElement,
+} from '../desktop/desktop';
+import { systemClock, type AgentClock } from './deadline';
 import type { SnapshotStore } from './snapshots';
 
 export interface PressByIndex extends ByIndex {

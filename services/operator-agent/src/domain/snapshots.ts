@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '@screenfleet/contracts';
-import type { UiElement } from '../desktop';
+import type { UiElement } from '../desktop/desktop';
 
 /** One listing as the agent saw it: element_index refers to `elements` (the full list). */
 export interface Snapshot {

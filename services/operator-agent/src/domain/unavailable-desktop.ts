@@ -1,4 +1,4 @@
-import { DesktopUnavailableError, type Desktop } from '../desktop';
+import { DesktopUnavailableError, type Desktop } from '../desktop/desktop';
 
 /**
  * Stands in for the desktop when the pre-flight check failed: the agent still connects and

@@ -7,7 +7,7 @@ import {
   type OperatorCommand,
 } from '@screenfleet/contracts';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
-import { assertBeforeDeadline, type Desktop, type ElementRef } from '../desktop';
+import { assertBeforeDeadline, type Desktop, type ElementRef } from '../desktop/desktop';
 import type { AgentClock } from '../domain/deadline';
 import { unavailableDesktop } from '../domain/unavailable-desktop';
 import { SnapshotStore } from '../domain/snapshots';

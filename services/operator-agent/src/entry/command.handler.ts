@@ -11,14 +11,8 @@ import {
   type TypeCommand,
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
-import type { Desktop } from '../desktop';
-import {
-  assertBeforeDeadline,
-  commandDeadline,
-  DeadlinePassedError,
-  systemClock,
-  type AgentClock,
-} from '../domain/deadline';
+import { assertBeforeDeadline, DeadlinePassedError, type Desktop } from '../desktop/desktop';
+import { commandDeadline, systemClock, type AgentClock } from '../domain/deadline';
 import { CommandRefusedError, type CommandGuard } from '../domain/command-guard';
 import { toListing } from '../domain/listing';
 import {

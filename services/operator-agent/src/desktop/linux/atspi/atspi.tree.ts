@@ -6,6 +6,7 @@
 import {
   asRef,
   isGoneError,
+  refKey,
   type AtspiClient,
   type AtspiNode,
   type ObjectRef,
@@ -28,8 +29,6 @@ export function parseCacheItem(item: unknown): AtspiNode {
     states: [states[0] ?? 0, states[1] ?? 0],
   };
 }
-
-const key = (ref: ObjectRef): string => `${ref.bus}${ref.path}`;
 
 /** A child removed while we walk is simply not there any more. */
 const skipGone = (error: unknown): void => {
@@ -101,15 +100,15 @@ export class AtspiTreeReader {
   private async fillGaps(nodes: AtspiNode[]): Promise<AtspiNode[]> {
     const cachedChildren = new Map<string, number>();
     for (const node of nodes) {
-      cachedChildren.set(key(node.parent), (cachedChildren.get(key(node.parent)) ?? 0) + 1);
+      cachedChildren.set(refKey(node.parent), (cachedChildren.get(refKey(node.parent)) ?? 0) + 1);
     }
     const gaps = nodes.filter(
       (node) =>
-        node.childCount > (cachedChildren.get(key(node.ref)) ?? 0) &&
+        node.childCount > (cachedChildren.get(refKey(node.ref)) ?? 0) &&
         !hasState(node.states, STATE.managesDescendants),
     );
     if (gaps.length === 0) return nodes;
-    const known = new Set(nodes.map((node) => key(node.ref)));
+    const known = new Set(nodes.map((node) => refKey(node.ref)));
     const found: AtspiNode[] = [];
     await Promise.all(
       gaps.map(async (gap) => {
@@ -121,7 +120,7 @@ export class AtspiTreeReader {
           });
         const missing = (children as unknown[])
           .map((child, index) => ({ ref: asRef(child), index }))
-          .filter((child) => !known.has(key(child.ref)));
+          .filter((child) => !known.has(refKey(child.ref)));
         await Promise.all(
           missing.map((child) =>
             this.visit(child.ref, gap.ref, child.index, found).catch(skipGone),

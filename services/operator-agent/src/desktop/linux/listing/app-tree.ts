@@ -13,10 +13,10 @@
  * model cannot place (a child added under an unknown index, or announced and never described by
  * the time of a listing) makes it stale: the next listing reads the tree again.
  */
-import { asRef, type AtspiNode, type ObjectRef } from '../atspi/atspi.client';
+import { asRef, refKey, type AtspiNode, type ObjectRef } from '../atspi/atspi.client';
 import { IFACE, ROLE, STATE_NAMES } from '../atspi/atspi.constants';
 import { parseCacheItem } from '../atspi/atspi.tree';
-import { orderCandidates, refKey, type Candidate } from './element-tree';
+import { orderCandidates, type Candidate } from './element-tree';
 import type { IncomingMessage } from '../dbus/dbus.connection';
 
 /**

@@ -2,7 +2,7 @@
  * Pure: turns an application's AT-SPI nodes (in whatever order the cache returned them) into
  * the candidates for the element list, in document order, each with its window title.
  */
-import type { AtspiNode, ObjectRef } from '../atspi/atspi.client';
+import { refKey, type AtspiNode, type ObjectRef } from '../atspi/atspi.client';
 import { hasState, IFACE, ROLE, STATE } from '../atspi/atspi.constants';
 
 export interface Candidate {
@@ -11,10 +11,6 @@ export interface Candidate {
   key: string;
   /** The name of the app root's child on the node's parent chain: the top-level window. */
   window: string;
-}
-
-export function refKey(ref: ObjectRef): string {
-  return `${ref.bus}${ref.path}`;
 }
 
 /** Focusable, showing and visible, with the Component interface (so it has screen bounds). */

@@ -1,4 +1,4 @@
-import { decodeRef, encodeRef } from './linux-desktop';
+import { decodeRef, encodeRef } from './atspi.client';
 
 describe('refs', () => {
   test('when a ref is encoded, then it decodes to the same bus and path', () => {
