@@ -2,10 +2,10 @@ import type { EventEmitter } from 'node:events';
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Envelope, Topology } from '@screenfleet/contracts';
 import { openChannel, type ChannelUser, type ReconnectingConnection } from './amqp.connection';
-import { decodeEnvelope } from './amqp.message';
 import type { BusEvents, Outcome, Subscription } from './bus';
 import type { Logger } from './logger';
 import { ByteGate } from './byte-gate';
+import { decodeEnvelope } from './message.codec';
 
 export interface ConsumerSpec {
   /** For logs: the queue, or the device a server-named queue stands for. */

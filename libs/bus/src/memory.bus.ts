@@ -13,12 +13,9 @@ import {
   type ExchangeSpec,
   type Topology,
 } from '@screenfleet/contracts';
-import { decodeEnvelope } from './amqp.message';
-import { answerRequest } from './answer-request';
 import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
 import { DeviceTakenError } from './device-taken';
 import { componentLogger, silentLogger, type Logger } from './logger';
-import { MessageTooLargeError } from './message-too-large';
 import {
   DEFAULT_DELIVERY_LIMIT,
   deliveryLimitOf,
@@ -28,6 +25,8 @@ import {
 } from './memory.queue';
 import { bindingMatches } from './memory.routing';
 import { Caller, Confirm, DEFAULT_OUTCOME_TIMEOUT_MS, type QueuedMessage } from './memory.message';
+import { decodeEnvelope, MessageTooLargeError } from './message.codec';
+import { answerRequest } from './request-reply';
 
 export { DEFAULT_DELIVERY_LIMIT };
 
