@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Envelope } from '@screenfleet/contracts';
+import type { Logger } from './logger';
 
 /**
  * What a consumer decided about one message; the adapter turns it into ack/nack, so handlers
@@ -7,6 +8,24 @@ import type { Envelope } from '@screenfleet/contracts';
  * delivery limit). 'dead': poison, dead-letter it now.
  */
 export type Outcome = 'ack' | 'retry' | 'dead';
+
+/** Runs a consumer's handler, for both adapters: one that throws failed for now ('retry'). */
+export async function handlerOutcome(
+  logger: Logger,
+  queue: string,
+  envelope: Envelope,
+  handle: () => Promise<Outcome>,
+): Promise<Outcome> {
+  try {
+    return await handle();
+  } catch (err) {
+    logger.warn(
+      { err, queue, messageId: envelope.message_id },
+      'handler failed, message will be retried',
+    );
+    return 'retry';
+  }
+}
 
 export interface Delivery<T> {
   envelope: Envelope<T>;

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { BrokerUnavailableError, type Envelope, type Topology } from '@screenfleet/contracts';
-import type { BusEvents, Outcome } from './bus';
+import { handlerOutcome, type BusEvents, type Outcome } from './bus';
 import { ByteGate } from './byte-gate';
 import type { Logger } from './logger';
 import { nobodyWaits, type QueuedMessage } from './memory.message';
@@ -226,16 +226,9 @@ export class MemoryConsumer {
       }
       if (confirm) confirm.holding += 1;
       const envelope = readOwnEnvelope(message.body);
-      let outcome: Outcome;
-      try {
-        outcome = await this.handle(envelope, message);
-      } catch (err) {
-        this.settlement.logger.warn(
-          { err, queue: queue.name, messageId: envelope.message_id },
-          'handler failed, message will be retried',
-        );
-        outcome = 'retry';
-      }
+      const outcome = await handlerOutcome(this.settlement.logger, queue.name, envelope, () =>
+        this.handle(envelope, message),
+      );
       try {
         await this.settle(message, outcome, envelope);
       } finally {
