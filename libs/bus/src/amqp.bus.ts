@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import {
   BrokerUnavailableError,
-  DeviceUnavailableError,
   deviceQueueName,
   exchangeNames,
   OutcomeUnknownError,
@@ -13,14 +12,21 @@ import {
 import { ReconnectingConnection } from './amqp.connection';
 import { connectionOrder } from './broker-nodes';
 import { Consumer, type ConsumerSpec } from './amqp.consumer';
-import { encodeEnvelope } from './amqp.message';
-import { answerRequest } from './answer-request';
 import { DeviceTakenError } from './device-taken';
 import { ConfirmPublisher } from './amqp.publisher';
 import { RpcClient } from './amqp.rpc-client';
 import type { BackoffOptions, BrokerNodeOrder } from '@screenfleet/runtime';
-import type { Bus, BusEvents, Delivery, Outcome, Subscription } from './bus';
+import type { Bus, BusEvents, Outcome, Subscription } from './bus';
+import type { ConsumeOptions, DeliveryHandler, RequestHandler, RequestTimes } from './bus';
 import { componentLogger, silentLogger, type Logger } from './logger';
+import { encodeEnvelope, messageProperties } from './message.codec';
+import {
+  answerRequest,
+  callDeadline,
+  DEVICE_PREFETCH,
+  deviceDeadline,
+  SERVE_PREFETCH,
+} from './request-reply';
 
 export interface AmqpBusOptions {
   /**
@@ -75,9 +81,6 @@ export async function connectServiceBus(
   host.onStop('close the broker connection', () => bus.close());
   return bus;
 }
-
-/** By default requests are served one after another, so a slow server cannot pile up stale ones. */
-const SERVE_PREFETCH = 1;
 
 class AmqpBus implements Bus {
   readonly events = new EventEmitter<BusEvents>();
@@ -144,8 +147,8 @@ class AmqpBus implements Bus {
 
   consume<T>(
     queue: string,
-    handler: (delivery: Delivery<T>) => Promise<Outcome>,
-    options: { prefetch: number; maxBytesInFlight?: number },
+    handler: DeliveryHandler<T>,
+    options: ConsumeOptions,
   ): Promise<Subscription> {
     return this.subscribe({
       name: queue,
@@ -161,23 +164,14 @@ class AmqpBus implements Bus {
     });
   }
 
-  async call<Res>(
-    queue: string,
-    request: Envelope,
-    options: { timeoutMs: number; expirationMs?: number },
-  ): Promise<Envelope<Res>> {
+  async call<Res>(queue: string, request: Envelope, options: RequestTimes): Promise<Envelope<Res>> {
     this.assertOpen();
-    const reply = await this.rpc.request('', queue, request, {
-      timeoutMs: options.timeoutMs,
-      expirationMs: options.expirationMs,
-      timeoutMessage: `no reply from queue "${queue}" within ${options.timeoutMs} ms`,
-    });
-    return reply as Envelope<Res>;
+    return this.rpc.request<Res>('', queue, request, callDeadline(queue, options));
   }
 
   serve<Req, Res>(
     queue: string,
-    handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    handler: RequestHandler<Req, Res>,
     options: { prefetch?: number } = {},
   ): Promise<Subscription> {
     return this.subscribe({
@@ -192,25 +186,21 @@ class AmqpBus implements Bus {
   async sendToDevice<Res>(
     device: string,
     command: Envelope,
-    options: { timeoutMs: number; expirationMs?: number },
+    options: RequestTimes,
   ): Promise<Envelope<Res>> {
     this.assertOpen();
-    const reply = await this.rpc.request(this.operatorExchange, device, command, {
-      timeoutMs: options.timeoutMs,
-      expirationMs: options.expirationMs,
-      unroutable: () => new DeviceUnavailableError(`no agent is connected for device "${device}"`),
-      timeoutMessage: `device "${device}" did not answer within ${options.timeoutMs} ms`,
+    return this.rpc.request<Res>(this.operatorExchange, device, command, {
+      ...deviceDeadline(device, options),
       lost: (reason) =>
         new OutcomeUnknownError(
           `the command was sent to device "${device}" but its answer was lost (${reason}): it may or may not have been carried out; check before sending it again`,
         ),
     });
-    return reply as Envelope<Res>;
   }
 
   async serveDevice<Req, Res>(
     device: string,
-    handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
+    handler: RequestHandler<Req, Res>,
   ): Promise<Subscription> {
     this.assertOpen();
     const queue = deviceQueueName(device, this.operatorExchange);
@@ -220,8 +210,7 @@ class AmqpBus implements Bus {
     try {
       const subscription = await this.subscribe({
         name: `device ${device}`,
-        // Commands run in order, one at a time: key presses must not interleave.
-        prefetch: 1,
+        prefetch: DEVICE_PREFETCH,
         // The device's queue, exclusive to this connection and deleted with it or when the
         // agent stops: "no queue bound" is how senders learn the agent is offline, and
         // RESOURCE_LOCKED how a second agent for the device learns it is taken.
@@ -286,16 +275,16 @@ class AmqpBus implements Bus {
     request: Envelope<Req>,
     message: ConsumeMessage,
     channel: Channel,
-    handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    handler: RequestHandler<Req, Res>,
   ): Promise<Outcome> {
     const replyTo = message.properties.replyTo as string | undefined;
     const send = replyTo
       ? (reply: Envelope<Res>) => {
-          const [body, properties] = encodeEnvelope(reply, {
+          channel.publish('', replyTo, encodeEnvelope(reply), {
+            ...messageProperties(reply),
             correlationId: String(message.properties.messageId),
             persistent: false,
           });
-          channel.publish('', replyTo, body, properties);
         }
       : undefined;
     return answerRequest(this.logger, server, request, handler, send);

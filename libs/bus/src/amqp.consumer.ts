@@ -2,10 +2,10 @@ import type { EventEmitter } from 'node:events';
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Envelope, Topology } from '@screenfleet/contracts';
 import { openChannel, type ChannelUser, type ReconnectingConnection } from './amqp.connection';
-import { decodeEnvelope } from './amqp.message';
-import type { BusEvents, Outcome, Subscription } from './bus';
+import { handlerOutcome, type BusEvents, type Outcome, type Subscription } from './bus';
 import type { Logger } from './logger';
 import { ByteGate } from './byte-gate';
+import { decodeEnvelope } from './message.codec';
 
 export interface ConsumerSpec {
   /** For logs: the queue, or the device a server-named queue stands for. */
@@ -151,15 +151,9 @@ export class Consumer implements ChannelUser, Subscription {
         'message body is not an envelope',
       );
     } else {
-      try {
-        outcome = await this.spec.handle(envelope, message, channel);
-      } catch (err) {
-        this.logger.warn(
-          { err, queue, messageId: envelope.message_id },
-          'handler failed, message will be retried',
-        );
-        outcome = 'retry';
-      }
+      outcome = await handlerOutcome(this.logger, queue, envelope, () =>
+        this.spec.handle(envelope, message, channel),
+      );
     }
     this.settle(channel, queue, message, outcome, envelope);
   }

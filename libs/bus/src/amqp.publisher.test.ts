@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { BrokerUnavailableError, createEnvelope, topology } from '@screenfleet/contracts';
 import type { ReconnectingConnection } from './amqp.connection';
 import { ConfirmPublisher } from './amqp.publisher';
-import { MessageTooLargeError } from './message-too-large';
+import { MessageTooLargeError } from './message.codec';
 import { silentLogger } from './logger';
 
 // A fake channel is enough here: this is the publisher's own flow control, not the broker's.

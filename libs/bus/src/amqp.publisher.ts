@@ -1,4 +1,4 @@
-import type { ChannelModel, ConfirmChannel } from 'amqplib';
+import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import {
   BrokerUnavailableError,
   OutcomeUnknownError,
@@ -11,9 +11,8 @@ import {
   type ChannelUser,
   type ReconnectingConnection,
 } from './amqp.connection';
-import { encodeEnvelope } from './amqp.message';
 import type { Logger } from './logger';
-import { MessageTooLargeError } from './message-too-large';
+import { encodeEnvelope, messageProperties } from './message.codec';
 
 /** What amqplib's confirm channel passes to a publish's callback when the broker nacks it. */
 const NACKED = 'message nacked';
@@ -85,9 +84,8 @@ export class ConfirmPublisher implements ChannelUser {
 
   async publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void> {
     this.connection.assertUsable();
-    const [body, properties] = encodeEnvelope(envelope);
-    if (body.length > this.limits.maxMessageBytes)
-      throw new MessageTooLargeError(body.length, this.limits.maxMessageBytes);
+    const properties = { ...messageProperties(envelope), persistent: true };
+    const body = encodeEnvelope(envelope, this.limits.maxMessageBytes);
     await this.untilDrained();
     const channel = this.channel;
     if (!channel) throw new BrokerUnavailableError('the publish channel is reopening');
@@ -200,7 +198,7 @@ export class ConfirmPublisher implements ChannelUser {
     routingKey: string,
     envelope: Envelope,
     body: Buffer,
-    properties: ReturnType<typeof encodeEnvelope>[1],
+    properties: Options.Publish,
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -13,20 +13,15 @@ import {
   type ChannelUser,
   type ReconnectingConnection,
 } from './amqp.connection';
-import { decodeEnvelope, encodeEnvelope } from './amqp.message';
 import type { BusEvents } from './bus';
 import type { Logger } from './logger';
+import { decodeEnvelope, encodeEnvelope, messageProperties } from './message.codec';
+import type { RequestDeadline } from './request-reply';
 
 /** RabbitMQ's pseudo-queue for replies: no reply queue to declare or clean up. */
 export const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
 
-export interface RequestOptions {
-  timeoutMs: number;
-  /** The message expiration (how long it may wait in a queue); default timeoutMs. */
-  expirationMs?: number | undefined;
-  /** Set for device commands: an unroutable request comes back at once instead of vanishing. */
-  unroutable?: () => Error;
-  timeoutMessage: string;
+export interface RequestOptions extends RequestDeadline {
   /**
    * The error for a request already sent whose reply can no longer arrive (the connection or
    * the reply channel went). Default BrokerUnavailableError; device commands say the outcome
@@ -104,13 +99,14 @@ export class RpcClient implements ChannelUser {
     }
   }
 
-  request(
+  /** Resolves with the reply, typed as the caller expects it: only its envelope is checked. */
+  request<Res>(
     exchange: string,
     routingKey: string,
     envelope: Envelope,
     options: RequestOptions,
-  ): Promise<Envelope> {
-    return new Promise<Envelope>((resolve, reject) => {
+  ): Promise<Envelope<Res>> {
+    return new Promise<Envelope<Res>>((resolve, reject) => {
       this.connection.assertUsable();
       const channel = this.channel;
       if (!channel) throw new BrokerUnavailableError('the request channel is reopening');
@@ -128,17 +124,20 @@ export class RpcClient implements ChannelUser {
         finish();
       };
       this.pending.set(id, {
-        resolve: (reply) => settle(() => resolve(reply)),
+        resolve: (reply) => settle(() => resolve(reply as Envelope<Res>)),
         reject: (err) => settle(() => reject(err)),
         unroutable: options.unroutable,
         lost: options.lost,
       });
 
-      const [body, properties] = encodeEnvelope(envelope, {
+      const properties = {
+        ...messageProperties(envelope),
+        persistent: true,
         replyTo: DIRECT_REPLY_TO,
         expiration: String(Math.max(0, Math.ceil(options.expirationMs ?? options.timeoutMs))),
         mandatory: options.unroutable !== undefined,
-      });
+      };
+      const body = encodeEnvelope(envelope);
       try {
         channel.publish(exchange, routingKey, body, properties, (err: unknown) => {
           // Only a nack: a close fails every pending request through detach.

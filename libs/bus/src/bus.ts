@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { Envelope } from '@screenfleet/contracts';
+import type { Logger } from './logger';
 
 /**
  * What a consumer decided about one message; the adapter turns it into ack/nack, so handlers
@@ -8,12 +9,49 @@ import type { Envelope } from '@screenfleet/contracts';
  */
 export type Outcome = 'ack' | 'retry' | 'dead';
 
+/** Runs a consumer's handler, for both adapters: one that throws failed for now ('retry'). */
+export async function handlerOutcome(
+  logger: Logger,
+  queue: string,
+  envelope: Envelope,
+  handle: () => Promise<Outcome>,
+): Promise<Outcome> {
+  try {
+    return await handle();
+  } catch (err) {
+    logger.warn(
+      { err, queue, messageId: envelope.message_id },
+      'handler failed, message will be retried',
+    );
+    return 'retry';
+  }
+}
+
 export interface Delivery<T> {
   envelope: Envelope<T>;
   redelivered: boolean;
   /** Earlier failed deliveries of this message (quorum queues' x-delivery-count); 0 the first time. */
   deliveryCount: number;
 }
+
+/** Decides what becomes of one delivery; the adapter acks or nacks accordingly. */
+export type DeliveryHandler<T> = (delivery: Delivery<T>) => Promise<Outcome>;
+
+export interface ConsumeOptions {
+  prefetch: number;
+  /** Bytes of message bodies handled at once (prefetch counts messages). */
+  maxBytesInFlight?: number;
+}
+
+/** How long a caller waits for the reply, and how long its request may wait for a server. */
+export interface RequestTimes {
+  timeoutMs: number;
+  /** Default timeoutMs. */
+  expirationMs?: number;
+}
+
+/** Answers one request or device command. */
+export type RequestHandler<Req, Res> = (request: Envelope<Req>) => Promise<Envelope<Res>>;
 
 export interface Subscription {
   /** Stops new deliveries and waits for the handlers already running. */
@@ -45,26 +83,21 @@ export interface Bus {
   publish(exchange: string, routingKey: string, envelope: Envelope): Promise<void>;
   consume<T>(
     queue: string,
-    handler: (delivery: Delivery<T>) => Promise<Outcome>,
-    /** maxBytesInFlight: bytes of message bodies handled at once (prefetch counts messages). */
-    options: { prefetch: number; maxBytesInFlight?: number },
+    handler: DeliveryHandler<T>,
+    options: ConsumeOptions,
   ): Promise<Subscription>;
   /**
    * Request/reply over a queue; rejects TimeoutError when no reply comes within timeoutMs. The
    * request is dropped unserved if no server took it within expirationMs (default timeoutMs).
    */
-  call<Res>(
-    queue: string,
-    request: Envelope,
-    options: { timeoutMs: number; expirationMs?: number },
-  ): Promise<Envelope<Res>>;
+  call<Res>(queue: string, request: Envelope, options: RequestTimes): Promise<Envelope<Res>>;
   /**
    * Answers requests on `queue`; `prefetch` (default 1) is how many are handled at once, for a
    * server whose quick requests must not wait behind a slow one.
    */
   serve<Req, Res>(
     queue: string,
-    handler: (request: Envelope<Req>) => Promise<Envelope<Res>>,
+    handler: RequestHandler<Req, Res>,
     options?: { prefetch?: number },
   ): Promise<Subscription>;
   /**
@@ -75,16 +108,13 @@ export interface Bus {
   sendToDevice<Res>(
     device: string,
     command: Envelope,
-    options: { timeoutMs: number; expirationMs?: number },
+    options: RequestTimes,
   ): Promise<Envelope<Res>>;
   /**
    * Takes the device's commands, one at a time. Rejects DeviceTakenError when another agent
    * (another connection, or this bus) serves the device already: one agent per device.
    */
-  serveDevice<Req, Res>(
-    device: string,
-    handler: (command: Envelope<Req>) => Promise<Envelope<Res>>,
-  ): Promise<Subscription>;
+  serveDevice<Req, Res>(device: string, handler: RequestHandler<Req, Res>): Promise<Subscription>;
   /** Messages ready in a queue (not counting those delivered and unacked), for metrics. */
   queueDepth(queue: string): Promise<number>;
   isConnected(): boolean;

@@ -10,5 +10,5 @@ export {
   type MemoryBusOptions,
 } from './memory.bus';
 export { moveMessages, retireQueue, type MoveOptions } from './amqp.move';
-export { MessageTooLargeError } from './message-too-large';
+export { MessageTooLargeError } from './message.codec';
 export { DeviceTakenError } from './device-taken';

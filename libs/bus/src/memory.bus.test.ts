@@ -10,7 +10,7 @@ import {
 } from '@screenfleet/contracts';
 import type { Bus, BusEvents, Delivery, Outcome } from './bus';
 import { createMemoryBus, DEFAULT_DELIVERY_LIMIT, type MemoryBusOptions } from './memory.bus';
-import { MessageTooLargeError } from './message-too-large';
+import { MessageTooLargeError } from './message.codec';
 
 // What only the in-process bus does: its confirm means "handled", not "stored". The behaviour
 // it shares with the amqp bus is in test/bus.contract.ts, run against both.

@@ -5,9 +5,8 @@ import { BrokerUnavailableError, OutcomeUnknownError, type Envelope } from '@scr
 
 /** One copy of a message in one queue. */
 export interface QueuedMessage {
-  /** The envelope as JSON: what a broker would carry. */
-  readonly body: string;
-  readonly bytes: number;
+  /** The encoded envelope (message.codec.ts): what a broker would carry. */
+  readonly body: Buffer;
   /** Publish order, so a message given back takes its place again. */
   readonly seq: number;
   deliveryCount: number;
@@ -16,6 +15,11 @@ export interface QueuedMessage {
   readonly confirm?: Confirm;
   /** The caller waiting for an answer, for requests (call, sendToDevice). */
   readonly caller?: Caller;
+}
+
+/** Its publish settled or its caller gave up: nobody waits for it, so it is never handled late. */
+export function nobodyWaits(message: QueuedMessage): boolean {
+  return (message.confirm ?? message.caller)?.settled ?? false;
 }
 
 /** Where a copy waits: a queue's ready list. */

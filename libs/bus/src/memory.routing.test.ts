@@ -1,4 +1,4 @@
-import { topicMatches } from './topic-pattern';
+import { topicMatches } from './memory.routing';
 
 describe('topic binding patterns', () => {
   it.each([
