@@ -6,6 +6,7 @@ const packages = {
   runtime: 'libs/runtime',
   bus: 'libs/bus',
   storage: 'libs/storage',
+  modes: 'libs/modes',
   gateway: 'services/gateway',
   'ingest-worker': 'services/ingest-worker',
   'archive-worker': 'services/archive-worker',

@@ -7,12 +7,24 @@
  *   processes against the broker and the MongoDB-protocol server. `npm run start:stack` uses the
  *   RabbitMQ on 127.0.0.1:5672 and starts FerretDB (tools/ferretdb) over ./data/ferretdb.
  *
- * It prints what it started and where; Ctrl-C stops everything in reverse order of start.
+ * This file only decides: which mode, which services, which processes. libs/modes runs them
+ * (the adapters of each mode, the one host of a process). It prints what it started and where;
+ * Ctrl-C stops everything in reverse order of start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { currentEnv, ensurePrivateDir, loadConfig } from '@screenfleet/runtime';
-import { startEmbedded } from './embedded';
+import { archiveWorkerService } from '@screenfleet/archive-worker';
+import { gatewayConfigSpec, gatewayService } from '@screenfleet/gateway';
+import { ingestWorkerService } from '@screenfleet/ingest-worker';
+import { embeddedDatabaseFile, runEmbedded } from '@screenfleet/modes';
+import { operatorAgentService } from '@screenfleet/operator-agent';
+import {
+  currentEnv,
+  ensurePrivateDir,
+  loadConfig,
+  withoutServerVars,
+  type Env,
+} from '@screenfleet/runtime';
 import { buildFerretDb, startFerretDb, stopFerretDb } from './ferretdb';
 import { launchDefaults } from './launch-defaults';
 import { launcherConfigSpec, type LauncherConfig } from './launcher-config';
@@ -25,19 +37,61 @@ function log(message: string): void {
   process.stderr.write(`[start] ${message}\n`);
 }
 
+/** The launcher's last line and its exit, in both modes. */
+function finish(code: number): void {
+  log(code === 0 ? 'stopped' : 'stopped after an error');
+  process.exit(code);
+}
+
 async function freePortFrom(port: number): Promise<number> {
   while (await portOpen(port)) port += 1;
   return port;
 }
 
+async function runEmbeddedMode(config: LauncherConfig, env: Env): Promise<void> {
+  // The host's variables (ops server, log level, stop limit) and the bus's waits are the API's.
+  const api = loadConfig(withoutServerVars(gatewayConfigSpec), env);
+  const options = {
+    env,
+    hosted: api,
+    dataDir: api.dataDir,
+    publishTimeoutMs: api.publishTimeout,
+    outcomeTimeoutMs: api.outcomeTimeout,
+    exit: finish,
+  };
+  await runEmbedded(options, async (start) => {
+    await start(ingestWorkerService);
+    const archive = await start(archiveWorkerService);
+    if (config.deviceName) await start(operatorAgentService);
+    const gateway = await start(gatewayService);
+    return (ops) => {
+      log('embedded mode: every service in this process, no broker, no database server');
+      const dataDir = path.resolve(api.dataDir);
+      const file = embeddedDatabaseFile(dataDir);
+      log(`data directory ${dataDir} (SQLite ${file}, archive ${archive.archiveStore})`);
+      log(
+        config.deviceName
+          ? `operator agent for device ${config.deviceName}`
+          : 'no DEVICE_NAME: no operator agent',
+      );
+      log(`metrics on http://127.0.0.1:${ops.port}/metrics`);
+      announce(config.apiHost, gateway.port, gateway.tokenFile);
+    };
+  });
+}
+
 const children: Array<{ name: string; child: ChildProcess }> = [];
-const cleanups: Array<() => Promise<void>> = [];
+let stopFerret: (() => Promise<void>) | undefined;
 let stopping = false;
 
 /** Longest graceful stop before the launcher gives up and exits 1 (each service has its own). */
 const STOP_DEADLINE_MS = 30_000;
 
-async function stopAll(code: number): Promise<void> {
+/**
+ * The distributed mode's processes, in reverse order of start: each service runs its own stop
+ * steps on SIGTERM (libs/runtime), and the launcher waits for it to exit; FerretDB last.
+ */
+async function stopProcesses(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   setTimeout(() => {
@@ -51,14 +105,11 @@ async function stopAll(code: number): Promise<void> {
     await exited;
     log(`stopped ${name}`);
   }
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup().catch((error: unknown) => {
-      log(`${error instanceof Error ? error.message : String(error)}`);
-      code = 1;
-    });
-  }
-  log(code === 0 ? 'stopped' : 'stopped after an error');
-  process.exit(code);
+  await stopFerret?.().catch((error: unknown) => {
+    log(`${error instanceof Error ? error.message : String(error)}`);
+    code = 1;
+  });
+  finish(code);
 }
 
 function startService(name: string, env: Record<string, string>): ChildProcess {
@@ -72,7 +123,7 @@ function startService(name: string, env: Record<string, string>): ChildProcess {
   child.once('exit', (code, signal) => {
     if (!stopping) {
       log(`${name} exited (${signal ?? code}); stopping the rest`);
-      void stopAll(1);
+      void stopProcesses(1);
     }
   });
   log(`started ${name} (pid ${child.pid})`);
@@ -80,31 +131,16 @@ function startService(name: string, env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function runEmbedded(
-  config: LauncherConfig,
-  defaults: Record<string, string>,
-): Promise<void> {
-  const system = await startEmbedded({ ...currentEnv(), ...defaults });
-  cleanups.push(() => system.stop());
-  log('embedded mode: every service in this process, no broker, no database server');
-  log(
-    `data directory ${system.dataDir} (SQLite ${system.databaseFile}, archive ${system.archive})`,
-  );
-  log(
-    system.agent
-      ? `operator agent for device ${system.agent}`
-      : 'no DEVICE_NAME: no operator agent',
-  );
-  log(`metrics on http://127.0.0.1:${system.opsPort}/metrics`);
-  announce(config.apiHost, system.port, system.tokenFile);
-}
-
-async function runDistributed(
+async function runDistributedMode(
   config: LauncherConfig,
   dataDir: string,
   defaults: Record<string, string>,
   local: boolean,
 ): Promise<void> {
+  // `on`, not `once`: Ctrl-C reaches npm and this process alike, and a second SIGINT
+  // relayed by one of them must not cut the graceful stop short.
+  process.on('SIGINT', () => void stopProcesses(0));
+  process.on('SIGTERM', () => void stopProcesses(0));
   // Handed on as written: one URL, or the nodes of a cluster comma-separated.
   let rabbitmqUrl = config.rabbitmqUrl?.join(',');
   let mongodbUrl = config.mongodbUrl;
@@ -126,7 +162,7 @@ async function runDistributed(
       port: await freePortFrom(27017),
       dataDir: path.join(dataDir, 'ferretdb'),
     });
-    cleanups.push(() => stopFerretDb(ferret.pidFile, 'SIGTERM'));
+    stopFerret = () => stopFerretDb(ferret.pidFile, 'SIGTERM');
     mongodbUrl = ferret.url;
     log(`started FerretDB at ${mongodbUrl} (data in ${ferret.dataDir})`);
   }
@@ -149,10 +185,6 @@ function announce(apiHost: string, port: number, tokenFile: string | undefined):
 }
 
 async function main(): Promise<void> {
-  // `on`, not `once`: Ctrl-C reaches npm and this process alike, and a second SIGINT
-  // relayed by one of them must not cut the graceful stop short.
-  process.on('SIGINT', () => void stopAll(0));
-  process.on('SIGTERM', () => void stopAll(0));
   const config = loadConfig(launcherConfigSpec);
   const dataDir = path.resolve(root, config.dataDir);
   // Both modes keep data there (the SQLite file, or FerretDB's, the archive, the token, keys).
@@ -165,11 +197,12 @@ async function main(): Promise<void> {
     );
   }
   const defaults = launchDefaults(config, dataDir);
-  if (stack || rabbitmqUrl) return runDistributed(config, dataDir, defaults, stack);
-  return runEmbedded(config, defaults);
+  if (stack || rabbitmqUrl) return runDistributedMode(config, dataDir, defaults, stack);
+  return runEmbeddedMode(config, { ...currentEnv(), ...defaults });
 }
 
 main().catch(async (error: unknown) => {
   log(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
-  await stopAll(1);
+  // What the distributed mode started so far; the embedded mode's process ends with this one.
+  await stopProcesses(1);
 });

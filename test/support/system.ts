@@ -7,7 +7,8 @@
  * - embedded: the launcher (`bin/start.ts`) with no broker or database variables: one process, the in-process
  *   bus and a SQLite file in a temp data directory.
  *
- * Either way the test reads back through the same ContentStore port the workers write with.
+ * Either way the test reads back through the same ContentStore port the workers write with, opened
+ * where the mode chooses its adapters (libs/modes).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,12 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import {
-  createMongoContentStore,
-  createSqliteContentStore,
-  openSqliteDatabase,
-  type SqliteDatabase,
-  type ContentStore,
-} from '@screenfleet/storage';
+  embeddedDatabaseFile,
+  openDistributedStores,
+  openEmbeddedStores,
+} from '@screenfleet/modes';
+import type { ContentStore } from '@screenfleet/storage';
 import { databaseName, isolatedBroker, mongoUrl } from '../services';
 import { operatorKeys, operatorPublicKeyPem, tokens } from './gateway';
 import { startService, type ServiceProcess } from './processes';
@@ -93,11 +93,11 @@ async function startDistributedSystem(
   const processes: ServiceProcess[] = [];
   const stop = async () => {
     for (const p of processes.reverse()) await p.stop();
-    await content.close();
+    await stores.close();
     await broker.remove();
     removeDir();
   };
-  const content = createMongoContentStore({ url: mongoUrl(), database });
+  const stores = await openDistributedStores({ url: mongoUrl(), database });
   try {
     const ingest = startService('ingest-worker', shared);
     processes.push(ingest);
@@ -125,7 +125,7 @@ async function startDistributedSystem(
     return {
       mode: 'distributed',
       url: `http://127.0.0.1:${Number(listening.port)}`,
-      content,
+      content: stores.content,
       dataDir,
       archiveDir,
       gatewayLog: () => gateway.lines.map((line) => JSON.stringify(line)).join('\n'),
@@ -158,21 +158,21 @@ async function startEmbeddedSystem(
         }
       : {}),
   });
-  let database: SqliteDatabase | undefined;
+  let stores: Awaited<ReturnType<typeof openEmbeddedStores>> | undefined;
   const stop = async () => {
     const code = await launcher.stop('SIGINT');
-    await database?.close();
+    await stores?.close();
     removeDir();
     if (code !== 0)
       throw new Error(`the launcher did not stop cleanly (${code}):\n${launcher.output()}`);
   };
   try {
     const port = await launcher.apiPort;
-    database = await openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
+    stores = await openEmbeddedStores(embeddedDatabaseFile(dataDir));
     return {
       mode: 'embedded',
       url: `http://127.0.0.1:${port}`,
-      content: createSqliteContentStore({ database }),
+      content: stores.content,
       dataDir,
       archiveDir,
       gatewayLog: () => launcher.output(),

@@ -57,10 +57,13 @@ export {
   type SettingsConfig,
 } from './service-config';
 export {
+  hostProcess,
   readinessOf,
   runService,
   StopSteps,
+  type HostContext,
   type HostedConfig,
+  type HostOptions,
   type ServiceContext,
   type ServiceHostOptions,
   type StartedService,

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { defineConfig } from './config';
 import { serviceConfigSpec } from './service-config';
-import { readinessOf, runService, StopSteps } from './service-host';
+import { hostProcess, readinessOf, runService, StopSteps } from './service-host';
 
 const spec = defineConfig({ ...serviceConfigSpec('TEST', 0) });
 const env = { RABBITMQ_URL: 'amqp://127.0.0.1', LOG_LEVEL: 'silent', TEST_OPS_PORT: '0' };
@@ -91,6 +91,39 @@ describe('runService', () => {
         () => Promise.resolve({ readiness: () => readinessOf({}) }),
       );
     expect(typeof call).toBe('function');
+  });
+});
+
+describe('hostProcess', () => {
+  const config = {
+    logLevel: 'silent',
+    opsPort: 0,
+    opsHost: '127.0.0.1',
+    metricsToken: undefined,
+    shutdownTimeout: 1000,
+  } as const;
+
+  it('when several parts start in one host, then one stop order runs them all, last started first', async () => {
+    const order: string[] = [];
+    const source = new EventEmitter();
+    const { exit, code } = exitCode();
+    const startPart = (name: string, onStop: (name: string, run: () => Promise<void>) => void) =>
+      onStop(name, () => Promise.resolve(void order.push(name)));
+    await hostProcess({ name: 'test', config, exit, source }, ({ onStop }) => {
+      startPart('stop the first service', onStop);
+      startPart('stop the second service', onStop);
+      return Promise.resolve({ readiness: () => readinessOf({}) });
+    });
+    source.emit('SIGINT');
+    expect(await code).toBe(0);
+    expect(order).toEqual(['stop the second service', 'stop the first service']);
+  });
+
+  it('when the start fails, then it rejects with that error and serves nothing', async () => {
+    const failure = new Error('no store');
+    await expect(hostProcess({ name: 'test', config }, () => Promise.reject(failure))).rejects.toBe(
+      failure,
+    );
   });
 });
 

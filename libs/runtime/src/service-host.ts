@@ -4,12 +4,18 @@ import { createLogger, type Logger, type LogLevel } from './logger';
 import { createMetrics } from './metrics';
 import { startOpsServer, type Readiness } from './ops-server';
 import { runMain } from './run-main';
-import { onShutdown, type Exit, type ShutdownStep, type SignalSource } from './shutdown';
+import {
+  onShutdown,
+  type Exit,
+  type ShutdownOptions,
+  type ShutdownStep,
+  type SignalSource,
+} from './shutdown';
 
 /**
  * What undoes the start, step by step: each step is added right after the thing it stops has
  * started, and they run last-started first (stop intake, finish what is in hand, close
- * connections), whatever the process is: a service's main.ts or the embedded launcher.
+ * connections), whatever the process hosts: one service or several.
  */
 export class StopSteps {
   private readonly added: ShutdownStep[] = [];
@@ -33,16 +39,20 @@ export interface HostedConfig {
   readonly shutdownTimeout: number;
 }
 
-/** What a service's start gets from its host. */
-export interface ServiceContext<C> {
-  config: C;
+/** What the host gives what it starts: the process's one logger, registry and stop order. */
+export interface HostContext {
   logger: Logger;
   registry: Registry;
   /** Adds what stops the part just started (see StopSteps); run on SIGTERM/SIGINT. */
   onStop: (name: string, run: () => Promise<void>) => void;
 }
 
-/** What the host needs back once the service runs. */
+/** What a service's start gets from its host. */
+export interface ServiceContext<C> extends HostContext {
+  config: C;
+}
+
+/** What the host needs back once what it started runs. */
 export interface StartedService {
   /** Asked on every GET /readyz. */
   readiness: () => Promise<Readiness> | Readiness;
@@ -57,13 +67,53 @@ export interface ServiceHostOptions {
   source?: SignalSource;
 }
 
+export interface HostOptions extends Pick<ShutdownOptions, 'exit' | 'source' | 'repeatedSignal'> {
+  /** Names the process in its log lines. */
+  name: string;
+  config: HostedConfig;
+}
+
 /**
- * A service process around its own start: the config parsed from the spec, the logger, the
- * metrics registry, then the service's start (which adds its stop steps), then the ops server
- * with the service's readiness. SIGTERM/SIGINT run the stop steps in reverse order and close the
- * ops server last, so probes and scrapes answer until the end. A start failure exits 1 with one
- * line (runMain). The spec must spread serviceConfigSpec (the variables HostedConfig names).
- * `service` names the process in its logs and in a start failure.
+ * The one host of a process, whether it runs one service (runService) or several (the embedded
+ * mode): the logger, the metrics registry, then `start` (which adds its stop steps), then the ops
+ * server with the readiness `start` returned. SIGTERM/SIGINT run the stop steps in reverse order
+ * and close the ops server last, so probes and scrapes answer until the end. Rejects when the
+ * start fails, for the caller to say so in one line and exit 1.
+ */
+export async function hostProcess(
+  options: HostOptions,
+  start: (host: HostContext) => Promise<StartedService>,
+): Promise<void> {
+  const { config } = options;
+  const logger = createLogger({ service: options.name, level: config.logLevel });
+  const registry = createMetrics();
+  const steps = new StopSteps();
+  const started = await start({ logger, registry, onStop: (name, run) => steps.add(name, run) });
+  const ops = await startOpsServer({
+    port: config.opsPort,
+    host: config.opsHost,
+    metricsToken: config.metricsToken,
+    registry,
+    logger,
+    readiness: started.readiness,
+  });
+  started.announce?.({ port: ops.port });
+  onShutdown(
+    logger,
+    [...steps.inStopOrder(), { name: 'close the ops server', run: () => ops.close() }],
+    {
+      timeoutMs: config.shutdownTimeout,
+      ...(options.exit ? { exit: options.exit } : {}),
+      ...(options.source ? { source: options.source } : {}),
+      ...(options.repeatedSignal ? { repeatedSignal: options.repeatedSignal } : {}),
+    },
+  );
+}
+
+/**
+ * A service process around its own start (hostProcess) with its config parsed from the spec;
+ * a start failure exits 1 with one line (runMain). The spec must spread serviceConfigSpec (the
+ * variables HostedConfig names). `service` names the process in its logs and in a start failure.
  */
 export function runService<S extends ConfigSpec>(
   service: string,
@@ -71,39 +121,21 @@ export function runService<S extends ConfigSpec>(
   start: (host: ServiceContext<Config<S>>) => Promise<StartedService>,
   options: ServiceHostOptions = {},
 ): Promise<void> {
+  const exit = options.exit ? { exit: options.exit } : {};
   return runMain(
     async () => {
       const config = loadConfig(spec, options.env);
-      const hosted: HostedConfig = config as Config<S> & HostedConfig;
-      const logger = createLogger({ service, level: hosted.logLevel });
-      const registry = createMetrics();
-      const steps = new StopSteps();
-      const started = await start({
-        config,
-        logger,
-        registry,
-        onStop: (name, run) => steps.add(name, run),
-      });
-      const ops = await startOpsServer({
-        port: hosted.opsPort,
-        host: hosted.opsHost,
-        metricsToken: hosted.metricsToken,
-        registry,
-        logger,
-        readiness: started.readiness,
-      });
-      started.announce?.({ port: ops.port });
-      onShutdown(
-        logger,
-        [...steps.inStopOrder(), { name: 'close the ops server', run: () => ops.close() }],
+      await hostProcess(
         {
-          timeoutMs: hosted.shutdownTimeout,
-          ...(options.exit ? { exit: options.exit } : {}),
+          name: service,
+          config: config as Config<S> & HostedConfig,
+          ...exit,
           ...(options.source ? { source: options.source } : {}),
         },
+        (host) => start({ ...host, config }),
       );
     },
-    { service, ...(options.exit ? { exit: options.exit } : {}) },
+    { service, ...exit },
   );
 }
 

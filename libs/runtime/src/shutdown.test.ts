@@ -135,6 +135,25 @@ describe('onShutdown', () => {
     expect(codes).toEqual([1, 1]);
   });
 
+  it('when told to ignore a repeated signal, then a second one lets the stop finish', async () => {
+    const source = new EventEmitter();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const codes: number[] = [];
+    const exited = new Promise<void>((resolve) => {
+      const exit = (code: number) => resolve(void codes.push(code));
+      const steps = [{ name: 'drain', run: () => held }];
+      const options = { timeoutMs: 1000, source, exit, repeatedSignal: 'ignore' as const };
+      disposers.push(onShutdown(silent, steps, options));
+    });
+    source.emit('SIGINT');
+    source.emit('SIGINT');
+    expect(codes).toEqual([]);
+    release();
+    await exited;
+    expect(codes).toEqual([0]);
+  });
+
   it('when disposed, then signals are no longer handled', () => {
     const source = new EventEmitter();
     const dispose = onShutdown(silent, [], { timeoutMs: 10, source, exit: jest.fn() });

@@ -20,6 +20,12 @@ export interface ShutdownOptions {
   /** Injected so tests can watch the exit code without ending jest. */
   exit?: Exit;
   source?: SignalSource;
+  /**
+   * A signal during the stop: 'exit' 1 at once (default: an operator pressing Ctrl-C twice means
+   * it), or 'ignore' (`npm start`: Ctrl-C reaches npm and the process alike, and npm relays it,
+   * so one Ctrl-C arrives twice and must not cut the graceful stop short).
+   */
+  repeatedSignal?: 'exit' | 'ignore';
 }
 
 /**
@@ -68,8 +74,8 @@ export async function runShutdown(
 }
 
 /**
- * For a service's main.ts only: on the first SIGTERM/SIGINT run the steps and exit with their
- * code; a second signal exits 1 at once (an operator pressing Ctrl-C twice means it).
+ * For a process's host only (service-host.ts): on the first SIGTERM/SIGINT run the steps and
+ * exit with their code; a second signal exits 1 at once, or is ignored (`repeatedSignal`).
  * Returns a function that removes the signal listeners.
  */
 export function onShutdown(
@@ -86,6 +92,7 @@ export function onShutdown(
   const listeners = signals.map((signal) => {
     const listener = (): void => {
       if (started) {
+        if (options.repeatedSignal === 'ignore') return;
         log.warn({ signal }, 'second signal: exiting now');
         exit(1);
         return;

@@ -212,9 +212,6 @@ function parseKey(text: string): Buffer | undefined {
   return key?.length === 32 ? key : undefined;
 }
 
-/** The embedded mode's SQLite file, in its data directory (DATA_DIR). */
-export const EMBEDDED_DATABASE_FILE = 'screenfleet.db';
-
 /** The archive directory when ARCHIVE_DIR is unset and a data directory is in use. */
 export const defaultArchiveDir = (dataDir: string) => path.join(dataDir, 'archive');
 

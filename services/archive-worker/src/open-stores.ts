@@ -6,21 +6,21 @@ import {
 } from '@screenfleet/storage';
 import type { ArchiveConfig } from './config';
 
-/** The archive store the configuration names (main.ts and the restore command share it). */
-export function openArchiveStore(
-  config: Pick<
-    ArchiveConfig,
-    | 'store'
-    | 'dir'
-    | 's3Endpoint'
-    | 's3Region'
-    | 's3Bucket'
-    | 's3Prefix'
-    | 's3ForcePathStyle'
-    | 's3AccessKey'
-    | 's3SecretKey'
-  >,
-): ArchiveStore {
+type ArchiveStoreConfig = Pick<
+  ArchiveConfig,
+  | 'store'
+  | 'dir'
+  | 's3Endpoint'
+  | 's3Region'
+  | 's3Bucket'
+  | 's3Prefix'
+  | 's3ForcePathStyle'
+  | 's3AccessKey'
+  | 's3SecretKey'
+>;
+
+/** The archive store the configuration names, in both modes (start.ts) and for the commands. */
+export function openArchiveStore(config: ArchiveStoreConfig): ArchiveStore {
   if (config.store === 'fs')
     return createFilesystemArchiveStore({ root: path.resolve(config.dir) });
   return createS3ArchiveStore({
@@ -33,4 +33,11 @@ export function openArchiveStore(
       ? { credentials: { accessKeyId: config.s3AccessKey, secretAccessKey: config.s3SecretKey } }
       : {}),
   });
+}
+
+/** Where the archive goes, for the launcher's start lines. */
+export function describeArchiveStore(config: ArchiveStoreConfig): string {
+  return config.store === 's3'
+    ? `s3 bucket ${config.s3Bucket}/${config.s3Prefix}`
+    : path.resolve(config.dir);
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { SettingsConfig } from '@screenfleet/runtime';
 import { archiveConfigSpec, checkArchiveConfig, parseEncryptionKeys } from './config';
 import { archiveKeyring } from './domain/chunk-codec';
-import type { ArchiveWorkerDeps } from './index';
+import type { ArchiveWorkerDeps } from './archive-worker';
 import { createLocalMediaFiles, createLocalMediaWriter } from './local-media-files';
 
 /** What createArchiveWorker takes besides its stores, the bus, the logger and the registry. */
@@ -12,8 +12,8 @@ export type ArchiveWorkerSettings = Omit<
 >;
 
 /**
- * The worker's settings from its config, in both modes: main.ts and the embedded launcher both
- * call this. A new setting is its variable in config.ts and its line here. Checks the rules
+ * The worker's settings from its config, in both modes (start.ts). A new setting is its variable
+ * in config.ts and its line here. Checks the rules
  * across variables and the keys first (a ConfigError naming them). `holderName` starts the lease
  * holder id, unique per process with the host and pid.
  */

@@ -73,7 +73,7 @@ describe('npm run archive:restore', () => {
 
   it('when run in the embedded mode (no MONGODB_URL), then it restores into the SQLite file and from the archive directory under DATA_DIR, while the embedded process has the file open', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'sf-restore-embedded-'));
-    // What bin/embedded.ts opens: DATA_DIR/screenfleet.db and DATA_DIR/archive.
+    // What the embedded mode opens (libs/modes): DATA_DIR/screenfleet.db and DATA_DIR/archive.
     const database = await openSqliteDatabase(path.join(dataDir, 'screenfleet.db'));
     try {
       const content = createSqliteContentStore({ database });

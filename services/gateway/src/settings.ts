@@ -8,8 +8,8 @@ import type { gatewayConfigSpec } from './config';
 export type GatewaySettings = Omit<GatewayDeps, 'bus' | 'auth' | 'metrics' | 'logger'>;
 
 /**
- * The gateway's settings from its config, in both modes: main.ts and the embedded launcher both
- * call this. A new setting is its variable in config.ts and its line here. Without a signing key
+ * The gateway's settings from its config, in both modes (start.ts). A new setting is its variable
+ * in config.ts and its line here. Without a signing key
  * the gateway still starts (agents refuse what it sends), and says so.
  */
 export function gatewaySettings(

@@ -1,13 +1,13 @@
 import type { SettingsConfig } from '@screenfleet/runtime';
 import type { ingestConfigSpec } from './config';
-import type { IngestWorkerDeps } from './index';
+import type { IngestWorkerDeps } from './ingest-worker';
 
 /** What createIngestWorker takes besides its ports, the logger and the registry. */
 export type IngestWorkerSettings = Omit<IngestWorkerDeps, 'bus' | 'store' | 'logger' | 'registry'>;
 
 /**
- * The worker's settings from its config, in both modes: main.ts and the embedded launcher both
- * call this. A new setting is its variable in config.ts and its line here.
+ * The worker's settings from its config, in both modes (start.ts). A new setting is its variable
+ * in config.ts and its line here.
  */
 export function ingestWorkerSettings(
   config: SettingsConfig<typeof ingestConfigSpec>,

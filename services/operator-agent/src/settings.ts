@@ -1,7 +1,7 @@
 import { loadVerifyKey } from '@screenfleet/contracts';
 import type { SettingsConfig } from '@screenfleet/runtime';
 import type { agentConfigSpec } from './config';
-import type { OperatorAgentDeps } from './index';
+import type { OperatorAgentDeps } from './operator-agent';
 
 /** What createOperatorAgent takes besides the bus, the desktop (openDesktop), logger, registry. */
 export type OperatorAgentSettings = Omit<
@@ -10,8 +10,8 @@ export type OperatorAgentSettings = Omit<
 >;
 
 /**
- * The agent's settings from its config, in both modes: main.ts and the embedded launcher both
- * call this. A new setting is its variable in config.ts and its line here.
+ * The agent's settings from its config, in both modes (start.ts). A new setting is its variable
+ * in config.ts and its line here.
  */
 export function operatorAgentSettings(
   config: SettingsConfig<typeof agentConfigSpec>,

@@ -2,16 +2,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defineConfig, type Config } from '@screenfleet/runtime';
 import {
-  createMongoArchiveStateStore,
-  createMongoContentStore,
-  createSqliteArchiveStateStore,
-  createSqliteContentStore,
-  openSqliteDatabase,
-  type ArchiveStateStore,
-  type ArchiveStore,
-  type ContentStore,
-} from '@screenfleet/storage';
-import { archiveConfigSpec, defaultArchiveDir, EMBEDDED_DATABASE_FILE } from '../config';
+  embeddedDatabaseFile,
+  openDistributedStores,
+  openEmbeddedStores,
+} from '@screenfleet/modes';
+import type { ArchiveStateStore, ArchiveStore, ContentStore } from '@screenfleet/storage';
+import { archiveConfigSpec, defaultArchiveDir } from '../config';
 import { openArchiveStore } from '../open-stores';
 
 /**
@@ -68,46 +64,40 @@ export interface CliStores {
   close(): Promise<void>;
 }
 
-/** The stores of the mode the environment names; see archiveCliConfigSpec. */
+/** The stores of the mode the environment names (libs/modes); see archiveCliConfigSpec. */
 export async function openCliStores(config: ArchiveCliConfig): Promise<CliStores> {
-  if (config.mongodbUrl) {
-    const options = { url: config.mongodbUrl, database: config.database };
-    const content = createMongoContentStore(options);
-    const state = createMongoArchiveStateStore(options);
-    const archive = openArchiveStore({
-      ...config,
-      dir: config.dir ?? archiveConfigSpec.dir.default,
-    });
-    return {
-      mode: 'distributed',
-      content,
-      state,
-      archive,
-      async close() {
-        await archive.close();
-        await state.close();
-        await content.close();
-      },
-    };
-  }
-  const dataDir = path.resolve(config.dataDir);
-  const file = path.join(dataDir, EMBEDDED_DATABASE_FILE);
+  const { mode, stores, dir } = config.mongodbUrl
+    ? {
+        mode: 'distributed' as const,
+        stores: await openDistributedStores({ url: config.mongodbUrl, database: config.database }),
+        dir: config.dir ?? archiveConfigSpec.dir.default,
+      }
+    : {
+        mode: 'embedded' as const,
+        stores: await openEmbeddedFile(config.dataDir),
+        dir: config.dir ?? defaultArchiveDir(path.resolve(config.dataDir)),
+      };
+  const archive = openArchiveStore({ ...config, dir });
+  return {
+    mode,
+    content: stores.content,
+    state: stores.state,
+    archive,
+    async close() {
+      await archive.close();
+      await stores.close();
+    },
+  };
+}
+
+/** The embedded mode's SQLite file under DATA_DIR, which must exist. */
+function openEmbeddedFile(dataDir: string) {
+  const file = embeddedDatabaseFile(dataDir);
   // Opening would create an empty database: a mistyped DATA_DIR would then "restore 0 items".
   if (!existsSync(file)) {
     throw new Error(
       `no embedded database at ${file}: set DATA_DIR to the data directory of npm start, or MONGODB_URL for the distributed mode`,
     );
   }
-  const database = await openSqliteDatabase(file);
-  const archive = openArchiveStore({ ...config, dir: config.dir ?? defaultArchiveDir(dataDir) });
-  return {
-    mode: 'embedded',
-    content: createSqliteContentStore({ database }),
-    state: createSqliteArchiveStateStore({ database }),
-    archive,
-    async close() {
-      await archive.close();
-      await database.close();
-    },
-  };
+  return openEmbeddedStores(file);
 }

@@ -14,15 +14,10 @@
  * are not replayed in a loop.
  */
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { exchangeNames, queueNames } from '@screenfleet/contracts';
 import { moveMessages } from '@screenfleet/bus';
+import { embeddedDatabaseFile, openEmbeddedStores } from '@screenfleet/modes';
 import { defineConfig, loadConfig } from '@screenfleet/runtime';
-import {
-  createSqliteContentStore,
-  createSqliteDeadLetters,
-  openSqliteDatabase,
-} from '@screenfleet/storage';
 import { ingestConfigSpec } from '../config';
 import { replayDeadLetters } from '../domain/replay-dead-letters';
 
@@ -64,17 +59,13 @@ async function fromBroker(url: readonly string[], limit: number | undefined): Pr
 }
 
 async function fromDataDir(dataDir: string, limit: number | undefined): Promise<void> {
-  const file = path.join(path.resolve(dataDir), 'screenfleet.db');
+  const file = embeddedDatabaseFile(dataDir);
   if (!existsSync(file)) {
     throw new Error(`no SQLite file at ${file} (set DATA_DIR, or RABBITMQ_URL for the broker's)`);
   }
-  const database = await openSqliteDatabase(file);
+  const stores = await openEmbeddedStores(file);
   try {
-    const report = await replayDeadLetters(
-      createSqliteDeadLetters({ database }),
-      createSqliteContentStore({ database }),
-      limit,
-    );
+    const report = await replayDeadLetters(stores.deadLetters, stores.content, limit);
     for (const { seq, reason } of report.left) {
       process.stdout.write(`left dead letter ${seq}: ${reason}\n`);
     }
@@ -82,7 +73,7 @@ async function fromDataDir(dataDir: string, limit: number | undefined): Promise<
       `replayed ${report.replayed} dead letter(s) from ${file} into its content store; ${report.left.length} left\n`,
     );
   } finally {
-    await database.close();
+    await stores.close();
   }
 }
 

@@ -1,0 +1,9 @@
+export type { BusNeeds, RetiredQueue, Service, ServicePorts, ServiceRunning } from './service';
+export { openDistributedStores, runDistributed } from './distributed';
+export {
+  embeddedDatabaseFile,
+  openEmbeddedStores,
+  runEmbedded,
+  type EmbeddedOptions,
+  type StartInProcess,
+} from './embedded';
