@@ -1,19 +1,12 @@
 import type { VNode } from './vendor/preact.js';
 import { fleetScope } from './fleet.js';
-import type { Route } from './route.js';
-import type { Scope, Session } from './session.js';
+import type { Scope } from './session.js';
 import { ArchiveView } from './views/archive.view.js';
 import { DeviceView } from './views/device.view.js';
 import { FleetView } from './views/fleet.view.js';
 import { OperatorView } from './views/operator.view.js';
 import { SearchView } from './views/search.view.js';
-
-export interface ViewProps {
-  session: Session;
-  route: Route;
-  /** Go to a hash (hashFor); the same hash again re-runs the view's request. */
-  go: (hash: string) => void;
-}
+import type { ViewProps } from './views/view-props.js';
 
 export interface ConsoleView {
   /** The hash's first part: `#/<id>`. */

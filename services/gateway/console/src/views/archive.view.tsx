@@ -5,7 +5,7 @@ import { formatBytes, formatCount } from '../format.js';
 import { fromLocalInput } from '../search-params.js';
 import { can } from '../session.js';
 import { ErrorNote, Instant, Section, useNow } from '../ui.js';
-import type { ViewProps } from '../views.js';
+import type { ViewProps } from './view-props.js';
 
 /** How often the status is asked again: often while a pass runs or just after an action. */
 const busyPollMs = 2_000;

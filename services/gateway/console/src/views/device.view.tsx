@@ -8,7 +8,7 @@ import { hashFor } from '../route.js';
 import { readSearchParams, writeSearchParams } from '../search-params.js';
 import { can } from '../session.js';
 import { ErrorNote, Instant, Section, useNow } from '../ui.js';
-import type { ViewProps } from '../views.js';
+import type { ViewProps } from './view-props.js';
 import { DeleteRange } from './delete-range.js';
 
 const pollMs = 15_000;

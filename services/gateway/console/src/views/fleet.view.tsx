@@ -18,7 +18,7 @@ import { fetchFleet } from '../fleet-fetch.js';
 import { formatCount } from '../format.js';
 import { hashFor } from '../route.js';
 import { ErrorNote, useNow } from '../ui.js';
-import type { ViewProps } from '../views.js';
+import type { ViewProps } from './view-props.js';
 import { FleetRows } from './fleet-rows.js';
 
 /** How often the fleet is asked again (one request at a time, planned when it answers). */

@@ -6,7 +6,7 @@ import { knownDevices } from '../devices.js';
 import { formatCount, formatLocalTime } from '../format.js';
 import { msUntilExpiry } from '../operator-listing.js';
 import { ErrorNote, Section } from '../ui.js';
-import type { ViewProps } from '../views.js';
+import type { ViewProps } from './view-props.js';
 import { operatorActions, type ActionTarget } from './operator-actions.js';
 
 interface ListRequest {

@@ -16,7 +16,7 @@ import {
   type SearchParams,
 } from '../search-params.js';
 import { ErrorNote, Instant, useNow } from '../ui.js';
-import type { ViewProps } from '../views.js';
+import type { ViewProps } from './view-props.js';
 
 /**
  * Search: GET /search's parameters as a form, the results with the matched words marked, and
