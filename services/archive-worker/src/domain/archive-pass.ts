@@ -1,8 +1,6 @@
 import {
   AppError,
-  deletedRangeCovers,
   initialArchiveState,
-  type ArchivedChunkCleanup,
   type ArchiveSettings,
   type ArchiveState,
 } from '@screenfleet/contracts';
@@ -15,26 +13,19 @@ import type {
 import { withCommandFields, DAY_MS, type PassFields } from './archive-state';
 import { openKeysFor } from './archive-keys';
 import {
-  ArchiveObjectCorruptError,
-  decodeChunk,
   encodeChunk,
-  openBytes,
   PLAIN,
   sealBytes,
   type ArchiveKeyring,
   type EncodedChunk,
 } from './chunk-codec';
-import {
-  buildManifest,
-  chunkKeys,
-  chunkSha256,
-  type ManifestEntry,
-  type ManifestMedia,
-  type ManifestSkippedMedia,
-} from './manifest';
+import { buildManifest, chunkKeys, type ManifestSkippedMedia } from './manifest';
 import { sweepArchive, type SweepReport } from './sweep';
-import type { MediaCheck, MediaFiles } from './media-files';
-import { describeError, removeMedia, unreferencedMedia } from './media-cleanup';
+import type { MediaFiles } from './media-files';
+import { removeMedia, unreferencedMedia } from './media-cleanup';
+import { collectMedia, sealMedia } from './chunk-media';
+import { addedBytes, deleteReplaced, replacedObjects } from './replaced-objects';
+import { putBack } from './put-back';
 
 export interface ArchiverDeps {
   content: Pick<
@@ -169,127 +160,16 @@ export function createArchiver(deps: ArchiverDeps) {
     await step('deleted');
     const unreferencedPaths = await unreferenced(pending.media_paths);
     if (deps.holdsLease && !(await deps.holdsLease())) {
-      await putBack(pending, docs);
+      await putBack({ ...deps, now }, pending, docs);
       throw new LeaseLostError('its delete of archived items returned (they are put back)');
     }
     await removeArchivedMedia(unreferencedPaths);
     return record(state, { cleanup_pending: null });
   }
 
-  /**
-   * Puts the chunk's items back as restored ones (off their devices' archive counts again),
-   * except those a delete recorded since they were archived covers: the new holder may have
-   * deleted them (POST /data/delete-*), which putting them back would undo. Checked again once
-   * they are in, for a delete recorded meanwhile.
-   */
-  async function putBack(pending: ArchivedChunkCleanup, docs?: readonly ContentDocument[]) {
-    const ids = new Set(pending.item_ids);
-    const archived =
-      docs ??
-      decodeChunk(
-        await deps.archive.get(pending.chunk_key),
-        // Its key names the SHA-256 of its bytes: nothing else is accepted, plain or not.
-        { readers: deps.keyring?.readers ?? [], acceptPlain: true },
-        { name: pending.chunk_key, sha256: chunkSha256(pending.chunk_key) },
-      );
-    const deletedSince = async () => {
-      const { deleted_ranges = [] } = await deps.state.load(
-        initialArchiveState(deps.defaults, now()),
-      );
-      const archivedAt = pending.archived_at;
-      return (doc: ContentDocument) =>
-        archivedAt !== undefined &&
-        deleted_ranges.some((deleted) => deletedRangeCovers(deleted, doc, archivedAt));
-    };
-    const covered = await deletedSince();
-    const back = archived.filter((doc) => ids.has(doc._id) && !covered(doc));
-    await deps.content.insertItems(back, { restored: true });
-    const coveredNow = await deletedSince();
-    const undo = back.filter(coveredNow).map((doc) => doc._id);
-    if (undo.length > 0) await deps.content.deleteByIds(undo, { archived: true });
-  }
-
   const unreferenced = (paths: string[]) => unreferencedMedia(deps.content, deps.media, paths);
   const removeArchivedMedia = (paths: string[]) =>
     removeMedia(deps.media, paths, (file) => deps.observer?.mediaNotRemoved?.(file));
-
-  /**
-   * The chunk's media files under the root. A file that is missing, refused, or fails to check
-   * (ELOOP, EACCES, ENAMETOOLONG...) is skipped, listed in the manifest and reported: one bad
-   * file never stops the archive (every pass starts from the oldest item, so it would for ever).
-   */
-  async function collectMedia(docs: readonly ContentDocument[]) {
-    const found: Array<{ filePath: string; realPath: string }> = [];
-    const skipped: ManifestSkippedMedia[] = [];
-    if (!deps.media) return { found, skipped };
-    // Not a per-file problem: a root that changed fails the pass (nothing is archived).
-    await deps.media.ready?.();
-    const paths = [...new Set(docs.map((doc) => doc.file_path).filter((p) => p !== null))];
-    for (const filePath of paths) {
-      let check: MediaCheck;
-      try {
-        check = await deps.media.check(filePath);
-      } catch (error) {
-        check = { kind: 'refused', reason: describeError(error) };
-      }
-      if (check.kind === 'inside') found.push({ filePath, realPath: check.realPath });
-      else if (check.kind === 'missing') skipped.push({ file_path: filePath, reason: 'missing' });
-      else skipped.push({ file_path: filePath, reason: 'refused', detail: check.reason });
-    }
-    return { found, skipped };
-  }
-
-  /** Reads and seals each file; one that fails to read joins the skipped ones. */
-  async function sealMedia(
-    found: Array<{ filePath: string; realPath: string }>,
-    skipped: ManifestSkippedMedia[],
-    mediaKey: (index: number, filePath: string, sha256: string) => string,
-  ) {
-    const sealedMedia: Array<{ entry: ManifestMedia; sealed: EncodedChunk }> = [];
-    for (const [index, file] of found.entries()) {
-      let bytes: Buffer;
-      try {
-        bytes = await deps.media!.read(file.realPath);
-      } catch (error) {
-        skipped.push({ file_path: file.filePath, reason: 'refused', detail: describeError(error) });
-        continue;
-      }
-      const sealed = sealBytes(bytes, deps.keyring?.writer);
-      const key = mediaKey(index, file.filePath, sealed.sha256);
-      sealedMedia.push({
-        sealed,
-        entry: { file_path: file.filePath, key, sha256: sealed.sha256, size: sealed.body.length },
-      });
-    }
-    return sealedMedia;
-  }
-
-  /**
-   * The objects an earlier upload of these same items named (its manifest is at the same key),
-   * which this one replaces: an upload that died before it was recorded, or items archived
-   * again after a restore. Encrypted, or with other media, their keys differ from this upload's,
-   * and nothing names them once the new manifest is written. A manifest that cannot be read
-   * replaces nothing (the sweep at the next takeover looks again).
-   */
-  async function replacedObjects(
-    state: ArchiveState,
-    manifestKey: string,
-    uploads: Array<{ key: string }>,
-  ): Promise<Array<{ key: string; size: number }>> {
-    try {
-      const body = await deps.archive.get(manifestKey);
-      const opened = openBytes(body, openKeysFor(deps.keyring, state), { name: manifestKey });
-      const earlier = JSON.parse(opened.toString('utf8')) as ManifestEntry;
-      const kept = new Set(uploads.map((upload) => upload.key));
-      return [
-        { key: earlier.chunk_key, size: earlier.size },
-        ...earlier.media.map((media) => ({ key: media.key, size: media.size })),
-      ].filter((object) => !kept.has(object.key));
-    } catch (error) {
-      if (error instanceof ArchiveObjectCorruptError || error instanceof SyntaxError) return [];
-      throw error;
-    }
-  }
 
   /** Deletes what the new manifest replaced, and takes their bytes off storage_used. */
   async function removeReplaced(
@@ -297,13 +177,7 @@ export function createArchiver(deps: ArchiverDeps) {
     replaced: Array<{ key: string; size: number }>,
   ): Promise<ArchiveState> {
     if (replaced.length === 0) return state;
-    let freed = 0;
-    for (const object of replaced) {
-      const size = await deps.archive.size(object.key);
-      if (size === null) continue;
-      await deps.archive.delete(object.key);
-      freed += size;
-    }
+    const freed = await deleteReplaced(deps.archive, replaced);
     return freed === 0 ? state : record(state, { storage_used: state.storage_used - freed });
   }
 
@@ -312,31 +186,20 @@ export function createArchiver(deps: ArchiverDeps) {
     if (!(await deps.archive.verify(key, sealed.sha256))) throw new NotVerifiedError(key);
   }
 
-  /**
-   * What these uploads add to the store: their sizes less what they replace. A chunk uploaded
-   * before (by a worker that died or lost its lease before recording it) may already be there
-   * under the same key: always its manifest, and unencrypted its chunk and media too. That copy
-   * was counted when this worker took the lease (reconcile), so it must not be counted again.
-   */
-  async function addedBytes(uploads: Array<{ key: string; sealed: EncodedChunk }>) {
-    let bytes = 0;
-    const overwritten = new Set<string>();
-    for (const { key, sealed } of uploads) {
-      const size = await deps.archive.size(key);
-      if (size !== null) overwritten.add(key);
-      bytes += sealed.body.length - (size ?? 0);
-    }
-    return { bytes, overwritten };
-  }
-
   async function archiveChunk(
     state: ArchiveState,
     docs: ContentDocument[],
   ): Promise<{ state: ArchiveState; limited: boolean; media: number }> {
     const keys = chunkKeys(docs);
-    const { found, skipped } = await collectMedia(docs);
+    const { found, skipped } = await collectMedia(deps.media, docs);
     mediaPending = found.length;
-    const sealedMedia = await sealMedia(found, skipped, keys.media);
+    const sealedMedia = await sealMedia(
+      deps.media,
+      deps.keyring?.writer,
+      found,
+      skipped,
+      keys.media,
+    );
     const chunk = encodeChunk(docs, deps.keyring?.writer);
     const chunkKey = keys.chunk(chunk.sha256);
     const manifest = buildManifest(
@@ -352,9 +215,9 @@ export function createArchiver(deps: ArchiverDeps) {
       { key: chunkKey, sealed: chunk },
       { key: keys.manifest, sealed: sealedManifest },
     ];
-    const { bytes, overwritten } = await addedBytes(uploads);
+    const { bytes, overwritten } = await addedBytes(deps.archive, uploads);
     const replaced = overwritten.has(keys.manifest)
-      ? await replacedObjects(state, keys.manifest, uploads)
+      ? await replacedObjects(deps.archive, deps.keyring, state, keys.manifest, uploads)
       : [];
 
     const limit = state.settings.storage_limit;
