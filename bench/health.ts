@@ -264,7 +264,7 @@ async function embedded(dir: string) {
   }
 }
 
-/** The device-counter documents mongo.device-counters.ts writes, one per (device, type). */
+/** The device-counter documents mongo.count-folding.ts writes, one per (device, type). */
 async function ferret(dir: string) {
   buildFerretDb();
   const server = await startFerretDb({

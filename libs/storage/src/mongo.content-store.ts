@@ -28,7 +28,8 @@ import {
   type StoredItem,
 } from './mongo.content-search';
 import { summariseDeleted } from './deleted-items';
-import { mongoDeviceCounters, type CountFolding } from './mongo.device-counters';
+import type { CountFolding } from './mongo.count-folding';
+import { mongoDeviceCounters } from './mongo.device-counters';
 import { DUPLICATE_KEY, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions extends MongoClientOptions {

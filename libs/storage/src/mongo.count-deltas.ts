@@ -46,7 +46,7 @@ export interface CountChange {
 /**
  * One write's effect on the counters, inserted beside it (a delta is never updated: an insert
  * is the one write FerretDB v1 makes atomic and cannot lose under concurrency), applied in `at`
- * order by reads and, later, folded into the counter documents (mongo.device-counters.ts).
+ * order by reads and, later, folded into the counter documents (mongo.count-folding.ts).
  */
 export interface CountDelta {
   _id: string;
