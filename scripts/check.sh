@@ -10,16 +10,23 @@ cd "$(dirname "$0")/.."
 npm run --silent format || exit 1
 
 logs="$(mktemp -d)"
-trap 'rm -rf "$logs"' EXIT
+declare -A pids=()
+# Each step runs in a process group of its own (setsid), so Ctrl-C or a CI timeout that ends
+# this script ends every process of the four too.
+stop_steps() {
+  for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null; done
+  rm -rf "$logs"
+}
+trap stop_steps EXIT
+trap 'exit 130' INT TERM
 declare -A steps=(
   [build]="npx tsc -b"
   [lint]="npm run --silent lint"
   [typecheck]="npm run --silent typecheck"
   [unit]="npm run --silent test:unit"
 )
-declare -A pids=()
 for name in "${!steps[@]}"; do
-  bash -c "${steps[$name]}" >"$logs/$name.log" 2>&1 &
+  setsid bash -c "${steps[$name]}" >"$logs/$name.log" 2>&1 &
   pids[$name]=$!
 done
 

@@ -5,7 +5,8 @@
  * that chooses these adapters, for `npm start` and the commands.
  *
  * A 200 from POST /add still means durable: the in-process bus confirms a publish only once
- * the ingest worker committed the items to the SQLite file (libs/bus memory.bus.ts, ADR 0007).
+ * the ingest worker committed the items to the SQLite file (libs/bus memory.queue.ts settles
+ * the confirm of memory.message.ts; ADR 0007).
  */
 import path from 'node:path';
 import { topology } from '@screenfleet/contracts';

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import net from 'node:net';
 import { defineConfig } from './config';
 import { serviceConfigSpec } from './service-config';
 import { hostProcess, readinessOf, runService, StopSteps } from './service-host';
@@ -117,6 +118,38 @@ describe('hostProcess', () => {
     source.emit('SIGINT');
     expect(await code).toBe(0);
     expect(order).toEqual(['stop the second service', 'stop the first service']);
+  });
+
+  it('when the start fails after a part started, then that part stops (last started first) and the start rejects with the error', async () => {
+    const order: string[] = [];
+    const failure = new Error('gateway port in use');
+    const started = hostProcess({ name: 'test', config }, ({ onStop }) => {
+      onStop('close the store', () => Promise.resolve(void order.push('close the store')));
+      onStop('stop the worker', () => Promise.resolve(void order.push('stop the worker')));
+      return Promise.reject(failure);
+    });
+    await expect(started).rejects.toBe(failure);
+    expect(order).toEqual(['stop the worker', 'close the store']);
+  });
+
+  it('when the ops server cannot listen, then the started parts stop and the start rejects', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    const order: string[] = [];
+    try {
+      const started = hostProcess(
+        { name: 'test', config: { ...config, opsPort: port } },
+        (host) => {
+          host.onStop('stop the worker', () => Promise.resolve(void order.push('stop the worker')));
+          return Promise.resolve({ readiness: () => readinessOf({}) });
+        },
+      );
+      await expect(started).rejects.toThrow();
+      expect(order).toEqual(['stop the worker']);
+    } finally {
+      taken.close();
+    }
   });
 
   it('when the start fails, then it rejects with that error and serves nothing', async () => {

@@ -2,10 +2,11 @@ import type { Registry } from 'prom-client';
 import { loadConfig, type Config, type ConfigSpec, type Env } from './config';
 import { createLogger, type Logger, type LogLevel } from './logger';
 import { createMetrics } from './metrics';
-import { startOpsServer, type Readiness } from './ops-server';
+import { startOpsServer, type OpsServer, type Readiness } from './ops-server';
 import { runMain } from './run-main';
 import {
   onShutdown,
+  runShutdown,
   type Exit,
   type ShutdownOptions,
   type ShutdownStep,
@@ -77,8 +78,9 @@ export interface HostOptions extends Pick<ShutdownOptions, 'exit' | 'source' | '
  * The one host of a process, whether it runs one service (runService) or several (the embedded
  * mode): the logger, the metrics registry, then `start` (which adds its stop steps), then the ops
  * server with the readiness `start` returned. SIGTERM/SIGINT run the stop steps in reverse order
- * and close the ops server last, so probes and scrapes answer until the end. Rejects when the
- * start fails, for the caller to say so in one line and exit 1.
+ * and close the ops server last, so probes and scrapes answer until the end. When the start
+ * fails, the steps added so far run, then it rejects, for the caller to say so in one line and
+ * exit 1.
  */
 export async function hostProcess(
   options: HostOptions,
@@ -88,15 +90,24 @@ export async function hostProcess(
   const logger = createLogger({ service: options.name, level: config.logLevel });
   const registry = createMetrics();
   const steps = new StopSteps();
-  const started = await start({ logger, registry, onStop: (name, run) => steps.add(name, run) });
-  const ops = await startOpsServer({
-    port: config.opsPort,
-    host: config.opsHost,
-    metricsToken: config.metricsToken,
-    registry,
-    logger,
-    readiness: started.readiness,
-  });
+  let started: StartedService;
+  let ops: OpsServer;
+  try {
+    started = await start({ logger, registry, onStop: (name, run) => steps.add(name, run) });
+    ops = await startOpsServer({
+      port: config.opsPort,
+      host: config.opsHost,
+      metricsToken: config.metricsToken,
+      registry,
+      logger,
+      readiness: started.readiness,
+    });
+  } catch (error) {
+    // What started before the failure stops as it would on a signal (an archive pass holding
+    // its lease, the SQLite file, requests in flight): the start's error is the one to report.
+    await runShutdown(logger, steps.inStopOrder(), { timeoutMs: config.shutdownTimeout });
+    throw error;
+  }
   started.announce?.({ port: ops.port });
   onShutdown(
     logger,

@@ -37,7 +37,7 @@ export interface MongoContentStoreOptions extends MongoClientOptions {
   database: string;
   collection?: string;
   logger?: StoreLogger;
-  /** When the device counts' deltas are folded (mongo.device-counters.ts). */
+  /** When the device counts' deltas are folded (mongo.count-folding.ts). */
   countFolding?: CountFolding;
 }
 
