@@ -52,6 +52,7 @@ import {
 import { PAGE_FIELDS } from '../services/operator-agent/test/support/test-page';
 import { rabbitmqctl } from '../test/services/rabbitmqctl';
 import { startTestServices, type TestServices } from '../test/services/start';
+import { numberFields } from '../test/support/archive-status';
 import { startService, type ServiceProcess } from '../test/support/processes';
 import { FRESH_SHARE, Ledger, OLD_SHARE, type FoundItem, type SoakBatch } from './soak-ledger';
 import { pidsWith, RssMeter } from './soak-rss';
@@ -361,15 +362,6 @@ async function main(): Promise<void> {
     };
 
     let lastStatus: Record<string, unknown> = {};
-    const numberFields = [
-      'retention_days',
-      'storage_used',
-      'storage_limit',
-      'pending_count',
-      'chunks_uploaded',
-      'media_files_uploaded',
-      'media_files_pending',
-    ];
     const status = async (n: number): Promise<Record<string, unknown> | undefined> => {
       const answer = await traffic.call('status', `${gatewayFor(n)}/archive/status`);
       if (answer?.status !== 200) return undefined;
