@@ -105,7 +105,8 @@ export async function hostProcess(
   } catch (error) {
     // What started before the failure stops as it would on a signal (an archive pass holding
     // its lease, the SQLite file, requests in flight): the start's error is the one to report.
-    await runShutdown(logger, steps.inStopOrder(), { timeoutMs: config.shutdownTimeout });
+    const log = logger.child({ component: 'shutdown' }); // as onShutdown logs its steps
+    await runShutdown(log, steps.inStopOrder(), { timeoutMs: config.shutdownTimeout });
     throw error;
   }
   started.announce?.({ port: ops.port });
