@@ -6,7 +6,6 @@ import {
   type Collection,
   type Filter,
   type FindCursor,
-  type WriteError,
 } from 'mongodb';
 import type {
   ContentDocument,
@@ -30,7 +29,7 @@ import {
 import { summariseDeleted } from './deleted-items';
 import type { CountFolding } from './mongo.count-folding';
 import { mongoDeviceCounters } from './mongo.device-counters';
-import { DUPLICATE_KEY, toStoreError } from './store-errors';
+import { DUPLICATE_KEY, duplicateKeyIndexes, toStoreError } from './store-errors';
 
 export interface MongoContentStoreOptions extends MongoClientOptions {
   url: string;
@@ -333,30 +332,17 @@ async function insertIgnoringStored(
     const result = await items.insertMany(stored, { ordered: false });
     return { inserted: result.insertedCount, alreadyStored: 0, stored: docs, duplicates: [] };
   } catch (error) {
-    const duplicates = duplicateKeyErrors(error);
+    const duplicates = duplicateKeyIndexes(error);
     if (duplicates === undefined) throw error;
     // Each duplicate names its document's index in the call: the others were stored now.
-    const refused = new Set(
-      ([] as WriteError[]).concat((error as MongoBulkWriteError).writeErrors).map((e) => e.index),
-    );
+    const refused = new Set(duplicates);
     return {
       inserted: (error as MongoBulkWriteError).insertedCount,
-      alreadyStored: duplicates,
+      alreadyStored: duplicates.length,
       stored: docs.filter((_doc, index) => !refused.has(index)),
       duplicates: docs.filter((_doc, index) => refused.has(index)),
     };
   }
-}
-
-/** The number of duplicate-key write errors, or undefined when anything else went wrong too. */
-function duplicateKeyErrors(error: unknown): number | undefined {
-  if (!(error instanceof MongoBulkWriteError)) return undefined;
-  if (error.result?.hasWriteErrors() === false) return undefined;
-  const writeErrors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
-  if (writeErrors.length === 0) return undefined;
-  if (!writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY)) return undefined;
-  if (error.result?.getWriteConcernError()) return undefined;
-  return writeErrors.length;
 }
 
 async function* scanChunks(

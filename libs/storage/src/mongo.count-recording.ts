@@ -1,12 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ContentType } from '@screenfleet/contracts';
-import { MongoBulkWriteError, type WriteError } from 'mongodb';
 import type { ContentDocument } from './content-store';
 import { HOUR_MS } from './device-counters';
 import { countChanges, type CountDelta } from './mongo.count-deltas';
 import type { CountCollections } from './mongo.count-collections';
 import type { CurrentCounts } from './mongo.current-counts';
-import { DUPLICATE_KEY } from './store-errors';
+import { duplicateKeyIndexes } from './store-errors';
 
 type Item = Pick<ContentDocument, 'device_name' | 'content_type' | 'timestamp'> &
   Partial<Pick<ContentDocument, 'received_at'>>;
@@ -61,7 +60,6 @@ export function countRecording(
       );
     },
 
-    /** Counts items deleted (by an archive pass, `archived`: also into the archive counts). */
     /**
      * Counts items about to be deleted (by an archive pass, `archived`: also into the archive
      * counts), before the delete: keyed by the items, so a delete run again after dying half
@@ -206,13 +204,4 @@ function archivedBy(gone: Item[], sign: 1 | -1): NonNullable<CountDelta['archive
   return [...perDevice].map(([device, { items, last }]) =>
     sign === 1 ? { device, items, last } : { device, items },
   );
-}
-
-/** The indexes of the operations a bulk write refused only as duplicate keys, else undefined. */
-function duplicateKeyIndexes(error: unknown): number[] | undefined {
-  if (!(error instanceof MongoBulkWriteError)) return undefined;
-  const errors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
-  if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) return undefined;
-  if (error.result?.getWriteConcernError()) return undefined;
-  return errors.map((e) => e.index);
 }

@@ -144,6 +144,20 @@ function classifyBulkWrite(error: MongoBulkWriteError): StoreErrorKind {
 /** MongoDB's duplicate key error: for our deterministic ids, "already stored". */
 export const DUPLICATE_KEY = 11000;
 
+/**
+ * The indexes (in the call) of the documents an unordered bulk insert refused as duplicate keys,
+ * when that is all that went wrong; undefined when anything else did too (then it is an error).
+ */
+export function duplicateKeyIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  if (error.result?.hasWriteErrors() === false) return undefined;
+  const writeErrors: WriteError[] = ([] as WriteError[]).concat(error.writeErrors);
+  if (writeErrors.length === 0) return undefined;
+  if (!writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY)) return undefined;
+  if (error.result?.getWriteConcernError()) return undefined;
+  return writeErrors.map((writeError) => writeError.index);
+}
+
 /** True when the error means "the server cannot take the write now", as opposed to a bad request. */
 export function isStoreUnreachable(error: unknown): boolean {
   return classifyStoreError(error) === 'unavailable';
