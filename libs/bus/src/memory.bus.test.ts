@@ -9,7 +9,12 @@ import {
   type Topology,
 } from '@screenfleet/contracts';
 import type { Bus, BusEvents, Delivery, Outcome } from './bus';
-import { createMemoryBus, DEFAULT_DELIVERY_LIMIT, type MemoryBusOptions } from './memory.bus';
+import {
+  createMemoryBus,
+  DEFAULT_DELIVERY_LIMIT,
+  topicMatches,
+  type MemoryBusOptions,
+} from './memory.bus';
 import { MessageTooLargeError } from './message.codec';
 
 // What only the in-process bus does: its confirm means "handled", not "stored". The behaviour
@@ -633,5 +638,29 @@ describe('memory bus: close', () => {
     await outcomes;
     expect(bus.isConnected()).toBe(false);
     await expect(bus.queueDepth('content')).rejects.toBeInstanceOf(BrokerUnavailableError);
+  });
+});
+
+describe('memory bus: topic binding patterns', () => {
+  it.each([
+    ['content.#', 'content.frames', true],
+    ['content.#', 'content', true],
+    ['content.#', 'content.frames.ocr', true],
+    ['content.#', 'contents.frames', false],
+    ['content.*', 'content.frames', true],
+    ['content.*', 'content', false],
+    ['content.*', 'content.frames.ocr', false],
+    ['*.frames', 'content.frames', true],
+    ['#.ocr', 'content.frames.ocr', true],
+    ['#.ocr', 'ocr', true],
+    ['a.#.z', 'a.z', true],
+    ['a.#.z', 'a.b.c.z', true],
+    ['a.#.z', 'a.b.c', false],
+    ['#', 'anything.at.all', true],
+    ['#', '', true],
+    ['content.frames', 'content.frames', true],
+    ['content.frames', 'content.audio', false],
+  ])('when the binding is %p and the key %p, then it matches: %p', (pattern, key, expected) => {
+    expect(topicMatches(pattern, key)).toBe(expected);
   });
 });

@@ -6,7 +6,7 @@
  *
  * A 200 from POST /add still means durable: the in-process bus confirms a publish only once
  * the ingest worker committed the items to the SQLite file (libs/bus memory.queue.ts settles
- * the confirm of memory.message.ts; ADR 0007).
+ * the publish's Confirm; ADR 0007).
  */
 import path from 'node:path';
 import { topology } from '@screenfleet/contracts';
