@@ -22,18 +22,17 @@ import { Consumer, type ConsumerSpec } from './amqp.consumer';
 import { DeviceTakenError } from './device-taken';
 import { ConfirmPublisher } from './amqp.publisher';
 import type { BackoffOptions, BrokerNodeOrder } from '@screenfleet/runtime';
-import type { Bus, BusEvents, Outcome, Subscription } from './bus';
-import type { ConsumeOptions, DeliveryHandler, RequestHandler, RequestTimes } from './bus';
-import { componentLogger, silentLogger, type Logger } from './logger';
-import { decodeEnvelope, encodeEnvelope, messageProperties } from './message.codec';
+import type { Bus, BusEvents, ConsumeOptions, DeliveryHandler, Outcome } from './bus';
+import type { RequestDeadline, RequestHandler, RequestTimes, Subscription } from './bus';
 import {
   answerRequest,
   callDeadline,
   DEVICE_PREFETCH,
   deviceDeadline,
   SERVE_PREFETCH,
-  type RequestDeadline,
-} from './request-reply';
+} from './bus';
+import { componentLogger, silentLogger, type Logger } from './logger';
+import { decodeEnvelope, encodeEnvelope, messageProperties } from './message.codec';
 
 export interface AmqpBusOptions {
   /**

@@ -2,9 +2,8 @@ import type { EventEmitter } from 'node:events';
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Envelope, Topology } from '@screenfleet/contracts';
 import { openChannel, type ChannelUser, type ReconnectingConnection } from './amqp.connection';
-import { handlerOutcome, type BusEvents, type Outcome, type Subscription } from './bus';
+import { ByteGate, handlerOutcome, type BusEvents, type Outcome, type Subscription } from './bus';
 import type { Logger } from './logger';
-import { ByteGate } from './byte-gate';
 import { decodeEnvelope } from './message.codec';
 
 export interface ConsumerSpec {

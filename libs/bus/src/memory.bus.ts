@@ -12,8 +12,16 @@ import {
   type ExchangeSpec,
   type Topology,
 } from '@screenfleet/contracts';
-import type { Bus, BusEvents, Outcome, Subscription } from './bus';
-import type { ConsumeOptions, DeliveryHandler, RequestHandler, RequestTimes } from './bus';
+import type { Bus, BusEvents, ConsumeOptions, DeliveryHandler, Outcome } from './bus';
+import type { RequestDeadline, RequestHandler, RequestTimes, Subscription } from './bus';
+import {
+  answerRequest,
+  callDeadline,
+  DEVICE_PREFETCH,
+  deviceDeadline,
+  deviceUnavailable,
+  SERVE_PREFETCH,
+} from './bus';
 import { DeviceTakenError } from './device-taken';
 import { componentLogger, silentLogger, type Logger } from './logger';
 import {
@@ -30,15 +38,6 @@ import {
   type QueuedMessage,
 } from './memory.queue';
 import { decodeEnvelope, encodeEnvelope, readOwnEnvelope } from './message.codec';
-import {
-  answerRequest,
-  callDeadline,
-  DEVICE_PREFETCH,
-  deviceDeadline,
-  deviceUnavailable,
-  SERVE_PREFETCH,
-  type RequestDeadline,
-} from './request-reply';
 
 export { DEFAULT_DELIVERY_LIMIT, type DeadLetterReason, type DeadLetterSink };
 

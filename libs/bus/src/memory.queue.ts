@@ -5,8 +5,7 @@ import {
   type Envelope,
   type Topology,
 } from '@screenfleet/contracts';
-import { handlerOutcome, type BusEvents, type Outcome } from './bus';
-import { ByteGate } from './byte-gate';
+import { ByteGate, handlerOutcome, type BusEvents, type Outcome } from './bus';
 import type { Logger } from './logger';
 import { readOwnEnvelope } from './message.codec';
 

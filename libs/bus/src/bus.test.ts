@@ -1,4 +1,4 @@
-import { ByteGate } from './byte-gate';
+import { ByteGate } from './bus';
 
 describe('ByteGate', () => {
   it('when work fits the budget, then it is admitted at once; beyond it, it waits in order until bytes are released', async () => {
