@@ -10,7 +10,7 @@ import { AtspiTreeReader } from './atspi/atspi.tree';
 import { checkDesktop, type LinuxDesktopEnv } from './check-desktop';
 import type { IncomingMessage } from './dbus/dbus.connection';
 import { describeElement } from './element/element-state';
-import { focusOnAtspi } from './focus/focus-steps';
+import { focusOnAtspi } from './focus/focus';
 import { clickElement } from './input/click';
 import { inputPacing } from './input/input-pacing';
 import { nutInput } from './input/nut.input';
