@@ -14,7 +14,7 @@ import { focusOnAtspi } from './focus/focus';
 import { clickElement } from './input/click';
 import { inputPacing } from './input/input-pacing';
 import { nutInput } from './input/nut.input';
-import { pressKey } from './input/press-key';
+import { pressKey } from './input/keys';
 import { typeIntoElement } from './input/type-text';
 import { TREE_EVENTS } from './listing/app-tree';
 import { elementLister } from './listing/list-elements';
