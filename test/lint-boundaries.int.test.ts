@@ -25,7 +25,7 @@ interface Probe {
 const ingestDomain = 'services/ingest-worker/src/domain/micro-batcher.ts';
 const agentDomain = 'services/operator-agent/src/domain/press-by-index.ts';
 const agentEntry = 'services/operator-agent/src/entry/command.handler.ts';
-const agentAdapter = 'services/operator-agent/src/desktop/linux/input/press-key.ts';
+const agentAdapter = 'services/operator-agent/src/desktop/linux/input/keys.ts';
 
 const probes: Probe[] = [
   {

@@ -1,6 +1,5 @@
 import type { ElementRef, UiElement } from '../../desktop';
-import { focusElement, type FocusSteps } from './focus';
-import type { FocusOutcome } from './focus-events';
+import { focusElement, type FocusOutcome, type FocusSteps } from './focus';
 import { clickOnlyFocuses } from '../listing/interactability';
 
 function buildElement(overrides: Partial<UiElement> = {}): UiElement {

@@ -1,13 +1,13 @@
 /**
- * The contract's canonical key names (libs/contracts keys.ts) -> names of nut-js's `Key` enum.
- * Typed both ways: a contract name missing here, or a nut-js name that does not exist, does not
- * compile. Names, not enum values, so this file loads without nut-js (which must not load
- * before the display is checked): the input child turns them into key codes.
+ * Desktop.pressKey on Linux: the contract's canonical key names (libs/contracts keys.ts) as
+ * nut-js `Key` names (nut.input.ts's NutKey), held and released in order by the input child,
+ * then paced before the next focus (input-pacing.ts). The map is typed both ways: a contract
+ * name missing here, or a nut-js name that does not exist, does not compile.
  */
-import type { Key } from '@nut-tree-fork/nut-js';
 import { checkResolvedKeyCombo, type KeyName, type ModifierName } from '@screenfleet/contracts';
-
-export type NutKey = keyof typeof Key;
+import type { CallOptions } from '../../desktop';
+import type { InputPacing } from './input-pacing';
+import { pressWithModifiers, type NutInput, type NutKey } from './nut.input';
 
 export const nutKeys: Readonly<Record<KeyName, NutKey>> = {
   a: 'A',
@@ -97,24 +97,6 @@ export const nutModifiers: Readonly<Record<ModifierName, NutKey>> = {
   meta: 'LeftSuper',
 };
 
-/** Every modifier key nut-js knows on X, left and right: the input child releases them all. */
-export const allNutModifiers: readonly NutKey[] = [
-  'LeftControl',
-  'RightControl',
-  'LeftShift',
-  'RightShift',
-  'LeftAlt',
-  'RightAlt',
-  'LeftSuper',
-  'RightSuper',
-  'LeftMeta',
-  'RightMeta',
-  'LeftCmd',
-  'RightCmd',
-  'LeftWin',
-  'RightWin',
-];
-
 /**
  * The nut-js keys for a press. The command arrives with canonical names (the gateway resolved
  * them); this runs remote input, so a name outside the contract's table is still refused here,
@@ -126,4 +108,23 @@ export function toNutKeys(
 ): { key: NutKey; modifiers: NutKey[] } {
   const combo = checkResolvedKeyCombo(key, modifiers);
   return { key: nutKeys[combo.key], modifiers: combo.modifiers.map((m) => nutModifiers[m]) };
+}
+
+export interface PressKeyDeps {
+  input: Pick<NutInput, 'withKeyboard'>;
+  pacing: Pick<InputPacing, 'taken'>;
+}
+
+export async function pressKey(
+  deps: PressKeyDeps,
+  key: KeyName,
+  modifiers: ModifierName[],
+  options: CallOptions,
+): Promise<void> {
+  const keys = toNutKeys(key, modifiers);
+  await deps.input.withKeyboard(
+    (keyboard) => pressWithModifiers(keyboard, keys.key, keys.modifiers),
+    options,
+  );
+  await deps.pacing.taken(options.deadline);
 }

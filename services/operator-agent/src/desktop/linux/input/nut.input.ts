@@ -10,6 +10,7 @@
  * child releases whatever it still holds when the IPC channel closes, then exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Key } from '@nut-tree-fork/nut-js';
 import {
   assertBeforeDeadline,
   DesktopUnavailableError,
@@ -17,9 +18,15 @@ import {
   timeLeft,
   type CallOptions,
 } from '../../desktop';
-import { allNutModifiers, type NutKey } from './keys';
 
-/** Key toggles by nut-js `Key` name ('LeftShift', 'A', 'Return' ...; keys.ts maps them). */
+/**
+ * A nut-js `Key` name ('LeftShift', 'A', 'Return' ...; keys.ts maps the contract's names to
+ * them). Names, not enum values, so that nut-js loads only in the child, once the display was
+ * checked: the child turns them into key codes.
+ */
+export type NutKey = keyof typeof Key;
+
+/** Key toggles by nut-js `Key` name. */
 export interface KeyboardDriver {
   pressKey(key: NutKey): Promise<void>;
   releaseKey(key: NutKey): Promise<void>;
@@ -51,7 +58,8 @@ export interface NutInput {
 }
 
 // Plain JS run with `node -e`: compiled output and ts-jest alike can start it. It spells no key
-// name: it gets the nut-js module path and the modifiers to release as arguments (keys.ts).
+// name: it gets the nut-js module path and the modifiers to release (allNutModifiers) as
+// arguments.
 const WORKER_SOURCE = `
 'use strict';
 const nut = require(process.argv[1]);
@@ -102,6 +110,24 @@ releaseModifiers().then(
   (e) => { process.stderr.write('cannot release the modifiers: ' + String((e && e.message) || e)); process.exit(1); },
 );
 `;
+
+/** Every modifier key nut-js knows on X, left and right: the input child releases them all. */
+const allNutModifiers: readonly NutKey[] = [
+  'LeftControl',
+  'RightControl',
+  'LeftShift',
+  'RightShift',
+  'LeftAlt',
+  'RightAlt',
+  'LeftSuper',
+  'RightSuper',
+  'LeftMeta',
+  'RightMeta',
+  'LeftCmd',
+  'RightCmd',
+  'LeftWin',
+  'RightWin',
+];
 
 /** A request the child did not answer in time; the child has been killed. */
 class InputTimeoutError extends DesktopUnavailableError {}
