@@ -15,6 +15,7 @@ import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import type { TokenGrant } from '../auth/tokens';
 import {
+  ListingDevices,
   listingOf,
   operationResultOf,
   sendOperatorCommand,
@@ -23,7 +24,6 @@ import {
   toPressCommand,
   toTypeCommand,
 } from '../domain/operator-commands';
-import { ListingDevices } from '../domain/listing-devices';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
 import type { OperatorMetrics } from '../metrics';
 import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
