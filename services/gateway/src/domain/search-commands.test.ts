@@ -11,9 +11,9 @@ import {
 } from '@screenfleet/contracts';
 import { createMetrics, type Registry } from '@screenfleet/runtime';
 import { toHttpFailure } from '../entry/http-errors';
-import { countedCall } from '../entry/worker-call-metrics';
 import { createGatewayMetrics } from '../metrics';
 import { emptyAnswer, sendSearch, toSearchRequest } from './search-commands';
+import { countedCall } from './worker-call';
 
 /** The bus's side is covered end to end (test/search.int.test.ts); this is the mapping. */
 const now = new Date('2026-11-22T12:00:00Z');

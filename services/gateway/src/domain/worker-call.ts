@@ -24,6 +24,15 @@ export interface WorkerCall<R> {
 }
 
 /**
+ * The metrics a worker call is counted on: a call counter by result and a duration histogram.
+ * prom-client's Counter and Histogram fit it; the domain defines it, never imports prom-client.
+ */
+export interface WorkerCallMetrics<L extends string> {
+  calls: { inc(labels: Partial<Record<L | 'result', string>>): void };
+  callDuration: { startTimer(labels: Partial<Record<L, string>>): () => unknown };
+}
+
+/**
  * Asks the workers serving `call.queue` (the gateway holds no store of its own: ADR 0008) and
  * returns their reply's payload, checked. Throws what the client should see: no answer in time
  * -> WorkerUnavailableError (503, ask again later), the broker down -> BrokerUnavailableError
@@ -60,6 +69,29 @@ export async function callWorkers<R>(bus: Pick<Bus, 'call'>, call: WorkerCall<R>
     throw invalidReply(call.worker, details.join('; '));
   }
   return reply.payload as R;
+}
+
+/**
+ * Times `call` (a callWorkers and what its user makes of the reply) and counts it by result:
+ * `ok`, or the code of the error it threw (the worker's refusal, worker_unavailable,
+ * broker_unavailable, bad_gateway...): bounded, since codes are.
+ */
+export async function countedCall<T, L extends string>(
+  metrics: WorkerCallMetrics<L>,
+  labels: Partial<Record<L, string>>,
+  call: () => Promise<T>,
+): Promise<T> {
+  const stop = metrics.callDuration.startTimer(labels);
+  let result = 'ok';
+  try {
+    return await call();
+  } catch (error) {
+    result = error instanceof AppError ? error.code : 'error';
+    throw error;
+  } finally {
+    stop();
+    metrics.calls.inc({ ...labels, result } as Partial<Record<L | 'result', string>>);
+  }
 }
 
 export function invalidReply(worker: string, detail: string): BadGatewayError {

@@ -12,10 +12,10 @@ import {
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { sendArchiveCommand, type ArchiveAnswer } from '../domain/archive-commands';
+import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
 import { jsonBody } from './json-body';
-import { countedCall } from './worker-call-metrics';
 
 export const archivePaths = {
   status: archiveStatusRoute.path,

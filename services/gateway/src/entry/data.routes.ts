@@ -14,12 +14,12 @@ import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import type { TokenGrant } from '../auth/tokens';
 import { sendArchiveCommand } from '../domain/archive-commands';
+import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
 import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
 import { HttpError } from './http-error';
 import { toHttpFailure } from './http-errors';
 import { jsonBodyReader, toBodyError } from './json-body';
-import { countedCall } from './worker-call-metrics';
 
 export const dataPaths = {
   deleteRange: dataDeleteRangeRoute.path,

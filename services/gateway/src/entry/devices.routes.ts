@@ -10,9 +10,9 @@ import type { Bus } from '@screenfleet/bus';
 import { readDeviceListing, readDeviceRecords } from '../domain/devices-commands';
 import { deviceDetail, devicesAnswer, pageOfDevices } from '../domain/fleet-view';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
+import { countedCall } from '../domain/worker-call';
 import type { DevicesMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
-import { countedCall } from './worker-call-metrics';
 
 export const devicesPath = devicesRoute.path;
 /** The metrics' route label for GET /devices/{name} (bounded: not the name itself). */

@@ -6,9 +6,9 @@ import type { TokenGrant } from '../auth/tokens';
 import { readNewestItemTimes } from '../domain/devices-commands';
 import { healthReport, unavailablePart } from '../domain/health-report';
 import { HealthSummaries, type SummaryResult } from '../domain/health-summary';
+import { countedCall } from '../domain/worker-call';
 import type { DevicesMetrics } from '../metrics';
 import { assertTokenlessHost, identify, type AuthOptions } from './authenticate';
-import { countedCall } from './worker-call-metrics';
 
 export const healthPath = healthRoute.path;
 /** How long /health waits for an ingest worker: its clients poll it every second or so. */

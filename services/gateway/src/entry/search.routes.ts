@@ -3,9 +3,9 @@ import { parseSearchQuery, searchRoute } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import type { TokenGrant } from '../auth/tokens';
 import { emptyAnswer, sendSearch, toSearchRequest } from '../domain/search-commands';
+import { countedCall } from '../domain/worker-call';
 import type { SearchMetrics } from '../metrics';
 import { assertDeviceAllowed, requireScope, type AuthOptions } from './authenticate';
-import { countedCall } from './worker-call-metrics';
 
 export const searchPath = searchRoute.path;
 

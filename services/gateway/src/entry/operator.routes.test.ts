@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { createLogger, createMetrics } from '@screenfleet/runtime';
 import { HttpError } from './http-error';
 import { createGatewayMetrics } from '../metrics';
-import { createOperatorAudit, type OperatorAction } from './operator-audit';
+import { createOperatorAudit, type OperatorAction } from './operator.routes';
 
 const PRESS = '/experimental/operator/press-key-by-index';
 
