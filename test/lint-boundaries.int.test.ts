@@ -22,7 +22,7 @@ interface Probe {
   expected: RegExp[];
 }
 
-const ingestDomain = 'services/ingest-worker/src/domain/micro-batcher.ts';
+const ingestDomain = 'services/ingest-worker/src/domain/grouped-writes.ts';
 const agentDomain = 'services/operator-agent/src/domain/press-by-index.ts';
 const agentEntry = 'services/operator-agent/src/entry/command.handler.ts';
 const agentAdapter = 'services/operator-agent/src/desktop/linux/input/keys.ts';

@@ -39,7 +39,7 @@ export type { ApiOperation, ApiScope, Contract } from './contract';
 export { toFieldErrors, type Validator } from './validate';
 export { scanJsonSizes } from './json-scan';
 export * from './content-size';
-export { searchTerms, searchWords } from './search-terms';
+export { itemText, queryTerms, searchTerms, searchWords, textLength } from './search-terms';
 export { buildOpenApiDocument } from './openapi/document';
 export { toJsonSchema2020 } from './openapi/json-schema-2020';
 export * from './devices-query';

@@ -11,7 +11,6 @@ export type {
   SearchQuery,
   SearchResult,
 } from './content-store';
-export { itemText, textLength } from './content-text';
 export { summariseDeleted } from './deleted-items';
 export {
   HOUR_MS,

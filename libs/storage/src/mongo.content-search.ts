@@ -1,7 +1,6 @@
-import { searchTerms, sizeLimits } from '@screenfleet/contracts';
+import { itemText, queryTerms, searchTerms, sizeLimits, textLength } from '@screenfleet/contracts';
 import { BSON, type Filter, type Sort } from 'mongodb';
 import type { ContentDocument, SearchQuery } from './content-store';
-import { itemText, queryTerms, textLength } from './content-text';
 
 /**
  * What the mongo adapter keeps beside each item so search needs neither `$text` (FerretDB has

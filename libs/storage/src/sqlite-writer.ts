@@ -1,21 +1,19 @@
+/**
+ * The main thread's side of the SQLite writer thread (sqlite-writer.thread.ts), and the messages
+ * the two sides exchange over one MessagePort each way (below). Each side imports only the
+ * other's types: the thread's module runs on load (it is the worker's entry), and the thread
+ * must not load this module's store-errors.ts, which brings the MongoDB driver.
+ */
 import path from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreUnavailableError } from '@screenfleet/contracts';
-import type { WriteArgs, WriteName, WriteResult } from './sqlite-writer.operations';
-import {
-  decodeError,
-  type FromWriter,
-  type ToWriter,
-  type WriterLimits,
-  type WriterThreadData,
-} from './sqlite-writer.protocol';
+import type { WriteArgs, WriteName, WriteResult } from './sqlite-writer.thread';
+import { ContentRejectedError, type StoreErrorKind } from './store-error-kinds';
 import { toStoreError } from './store-errors';
-
-export type { WriterLimits } from './sqlite-writer.protocol';
 
 const defaultLimits: WriterLimits = { maxItems: 5000, maxBytes: 32 * 1024 * 1024 };
 
-/** The main thread's side of the writer thread (sqlite-writer.thread.ts). */
+/** The writer thread as the main thread sees it. */
 export interface SqliteWriter {
   /**
    * Queues a write; resolves once the transaction that ran it committed (fsynced), rejects with
@@ -177,4 +175,64 @@ function threadWorker(data: WriterThreadData & { port: MessagePort }, transfer: 
   const tsx = require.resolve('tsx/cjs/api');
   const source = `require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(script)});`;
   return new Worker(source, { ...options, eval: true });
+}
+
+// How the two sides talk: what the thread is started with, the messages each way, errors.
+
+export interface WriterLimits {
+  /** A group's transaction takes no more writes once it holds this many items... */
+  maxItems: number;
+  /** ...or this many bytes of documents (a single larger write still goes, alone). */
+  maxBytes: number;
+}
+
+/** What the thread is started with (workerData). */
+export interface WriterThreadData {
+  file: string;
+  busyTimeoutMs: number;
+  limits: WriterLimits;
+}
+
+/** To the thread: a write to run, or "finish what is queued, then close". */
+export type ToWriter = WriteRequest | { type: 'close' };
+
+export interface WriteRequest {
+  type: 'write';
+  id: number;
+  name: WriteName;
+  args: unknown;
+  /** Items this write adds to its group (an insert's documents; 1 for the rest). */
+  items: number;
+}
+
+/** From the thread: ready (or not), and the answers of each committed (or failed) group. */
+export type FromWriter =
+  | { type: 'ready' }
+  | { type: 'open-failed'; error: EncodedError }
+  | { type: 'group'; replies: WriteReply[]; committed: boolean };
+
+export type WriteReply =
+  { id: number; ok: true; value: unknown } | { id: number; ok: false; error: EncodedError };
+
+/**
+ * An error as it crosses the thread boundary (a structured clone keeps neither class nor code):
+ * the thread's encodeError makes it, decodeError below undoes it.
+ */
+export interface EncodedError {
+  kind: StoreErrorKind;
+  name: string;
+  message: string;
+  /** SQLite's result code (SQLITE_BUSY, SQLITE_FULL...) when there is one. */
+  code?: string;
+}
+
+/**
+ * The error again, of a class the adapters' toStoreError maps as it would the original: a SQLite
+ * error keeps its code, the port's own errors their class.
+ */
+function decodeError({ kind, name, message, code }: EncodedError): Error {
+  if (code) return Object.assign(new Error(message), { name, code });
+  if (kind === 'rejected') return new ContentRejectedError(message);
+  if (kind === 'unavailable') return new StoreUnavailableError(message);
+  return Object.assign(new Error(message), { name });
 }

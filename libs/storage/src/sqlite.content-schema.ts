@@ -1,8 +1,7 @@
-import { isStorableTimestamp, searchWords } from '@screenfleet/contracts';
+import { isStorableTimestamp, itemText, searchWords, textLength } from '@screenfleet/contracts';
 import type Database from 'libsql';
 import type { ContentDocument, DeletedItems, NewContentDocument } from './content-store';
 import { summariseDeleted } from './deleted-items';
-import { itemText, textLength } from './content-text';
 import { tableName } from './sqlite-connection';
 import { fromJson, toJson } from './sqlite-json';
 import { ContentRejectedError } from './store-error-kinds';

@@ -1,6 +1,5 @@
-import { MAX_STORABLE_TIMESTAMP_MS } from '@screenfleet/contracts';
+import { MAX_STORABLE_TIMESTAMP_MS, queryTerms } from '@screenfleet/contracts';
 import type { SearchQuery } from './content-store';
-import { queryTerms } from './content-text';
 import {
   deviceToken,
   OVERFLOW_SEQ,

@@ -10,7 +10,7 @@ import type { ContentStore } from '@screenfleet/storage';
 import { createContentBatchConsumer } from './entry/content-batch.consumer';
 import { createDevicesRpcHandler } from './entry/devices.rpc';
 import { createSearchRpcHandler } from './entry/search.rpc';
-import type { MicroBatcherOptions } from './domain/micro-batcher';
+import type { MicroBatcherOptions } from './domain/grouped-writes';
 import { createIngestMetrics } from './metrics';
 
 export interface IngestWorkerDeps {

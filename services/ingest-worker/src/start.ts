@@ -1,7 +1,7 @@
 import { exchangeNames, legacyQueueNames, topology } from '@screenfleet/contracts';
 import type { Service } from '@screenfleet/modes';
 import { ingestConfigSpec } from './config';
-import type { MicroBatcherOptions } from './domain/micro-batcher';
+import type { MicroBatcherOptions } from './domain/grouped-writes';
 import { createIngestWorker } from './ingest-worker';
 import { ingestWorkerSettings } from './settings';
 

@@ -1,7 +1,6 @@
 import { validators, type SearchAnswer } from '@screenfleet/contracts';
 import type { ContentDocument } from '@screenfleet/storage';
 import { fitToBytes, toSearchAnswer, truncateMiddle } from './search-answer';
-import { toStoreQuery } from './search-query';
 
 const LARGE = 16 * 1024 * 1024;
 
@@ -219,58 +218,5 @@ describe('fitToBytes: a reply must fit one broker message', () => {
     expect(answer.data.length).toBeGreaterThan(0);
     expect(answer.data.length).toBeLessThan(100);
     expect(answer.pagination).toEqual({ limit: answer.data.length, offset: 0, total: 100 });
-  });
-});
-
-describe('toStoreQuery', () => {
-  it('when a resolved request arrives, then the store gets its terms, dates and filters', () => {
-    expect(
-      toStoreQuery({
-        q: 'Café  RÉSUMÉ, café',
-        content_types: ['frames'],
-        from: '2026-11-22T00:00:00.000Z',
-        to: '2026-11-23T00:00:00.000Z',
-        devices: ['desk-1'],
-        app_name: 'Chromium',
-        window_name: 'Docs',
-        min_length: 1,
-        max_length: 10,
-        max_content_length: 5,
-        order: 'relevance',
-        limit: 7,
-        offset: 14,
-      }),
-    ).toEqual({
-      terms: ['cafe', 'resume'],
-      contentTypes: ['frames'],
-      from: new Date('2026-11-22T00:00:00.000Z'),
-      to: new Date('2026-11-23T00:00:00.000Z'),
-      devices: ['desk-1'],
-      appName: 'Chromium',
-      windowName: 'Docs',
-      minLength: 1,
-      maxLength: 10,
-      order: 'relevance',
-      limit: 7,
-      offset: 14,
-    });
-  });
-
-  it('when filters are absent, then the store query has none (no text filter for an empty q)', () => {
-    expect(
-      toStoreQuery({
-        q: '',
-        content_types: ['frames', 'transcription'],
-        order: 'newest',
-        limit: 20,
-        offset: 0,
-      }),
-    ).toEqual({
-      terms: [],
-      contentTypes: ['frames', 'transcription'],
-      order: 'newest',
-      limit: 20,
-      offset: 0,
-    });
   });
 });

@@ -1,5 +1,10 @@
-import type { SearchAnswer, SearchAnswerItem, SearchRequest } from '@screenfleet/contracts';
-import { itemText, type ContentDocument, type SearchResult } from '@screenfleet/storage';
+import {
+  itemText,
+  type SearchAnswer,
+  type SearchAnswerItem,
+  type SearchRequest,
+} from '@screenfleet/contracts';
+import type { ContentDocument, SearchResult } from '@screenfleet/storage';
 
 const ELLIPSIS = '…';
 

@@ -11,9 +11,14 @@ import {
   type NewContentDocument,
   type ContentStore,
 } from '@screenfleet/storage';
-import { createMicroBatcher, type MicroBatcherOptions } from '../domain/micro-batcher';
+import {
+  createMicroBatcher,
+  writeBatches,
+  type MessageOutcome,
+  type MicroBatcherOptions,
+  type RetryPolicy,
+} from '../domain/grouped-writes';
 import { toDocuments } from '../domain/to-documents';
-import { writeBatches, type MessageOutcome, type RetryPolicy } from '../domain/write-batches';
 import type { IngestMetrics } from '../metrics';
 
 export interface ContentBatchConsumerDeps {

@@ -15,7 +15,7 @@ import type {
   SearchResult,
 } from '@screenfleet/storage';
 import { createIngestMetrics } from '../metrics';
-import { createSearchRpcHandler } from './search.rpc';
+import { createSearchRpcHandler, toStoreQuery } from './search.rpc';
 
 // The store is a fake: this is the translation of search.request into the store's query and
 // of its page (or its failure) into the reply.
@@ -171,5 +171,58 @@ describe('search.rpc handler', () => {
     expect(reply.payload).toMatchObject({ outcome: 'refused', code: 'failed' });
     expect(JSON.stringify(reply.payload)).not.toContain('secret');
     expect((await outcomes()).failed).toBe(1);
+  });
+});
+
+describe('toStoreQuery', () => {
+  it('when a resolved request arrives, then the store gets its terms, dates and filters', () => {
+    expect(
+      toStoreQuery({
+        q: 'Café  RÉSUMÉ, café',
+        content_types: ['frames'],
+        from: '2026-11-22T00:00:00.000Z',
+        to: '2026-11-23T00:00:00.000Z',
+        devices: ['desk-1'],
+        app_name: 'Chromium',
+        window_name: 'Docs',
+        min_length: 1,
+        max_length: 10,
+        max_content_length: 5,
+        order: 'relevance',
+        limit: 7,
+        offset: 14,
+      }),
+    ).toEqual({
+      terms: ['cafe', 'resume'],
+      contentTypes: ['frames'],
+      from: new Date('2026-11-22T00:00:00.000Z'),
+      to: new Date('2026-11-23T00:00:00.000Z'),
+      devices: ['desk-1'],
+      appName: 'Chromium',
+      windowName: 'Docs',
+      minLength: 1,
+      maxLength: 10,
+      order: 'relevance',
+      limit: 7,
+      offset: 14,
+    });
+  });
+
+  it('when filters are absent, then the store query has none (no text filter for an empty q)', () => {
+    expect(
+      toStoreQuery({
+        q: '',
+        content_types: ['frames', 'transcription'],
+        order: 'newest',
+        limit: 20,
+        offset: 0,
+      }),
+    ).toEqual({
+      terms: [],
+      contentTypes: ['frames', 'transcription'],
+      order: 'newest',
+      limit: 20,
+      offset: 0,
+    });
   });
 });

@@ -4,6 +4,7 @@ import {
   TimeoutError,
   createEnvelope,
   limits,
+  searchTerms,
   sizeLimits,
   validators,
   type Envelope,
@@ -11,9 +12,8 @@ import {
   type SearchRequest,
 } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
-import type { ContentStore } from '@screenfleet/storage';
+import type { ContentStore, SearchQuery } from '@screenfleet/storage';
 import { toSearchAnswer } from '../domain/search-answer';
-import { toStoreQuery } from '../domain/search-query';
 import type { IngestMetrics } from '../metrics';
 
 /** Room in a reply message for the envelope around the answer (ids, times, `outcome`). */
@@ -97,6 +97,28 @@ export function createSearchRpcHandler({ store, metrics, logger, maxReplyBytes }
       return refuse('failed', 'the search failed in the ingest worker (its log says why)');
     }
   }
+}
+
+/**
+ * A resolved search.request as the store's query. The gateway resolved every decision (times,
+ * the token's devices); what is left is splitting `q` into the normalised terms the stores index,
+ * a translation, so it lives with the entry point.
+ */
+export function toStoreQuery(request: SearchRequest): SearchQuery {
+  return {
+    terms: searchTerms(request.q),
+    contentTypes: request.content_types,
+    ...(request.from !== undefined ? { from: new Date(request.from) } : {}),
+    ...(request.to !== undefined ? { to: new Date(request.to) } : {}),
+    ...(request.devices !== undefined ? { devices: request.devices } : {}),
+    ...(request.app_name !== undefined ? { appName: request.app_name } : {}),
+    ...(request.window_name !== undefined ? { windowName: request.window_name } : {}),
+    ...(request.min_length !== undefined ? { minLength: request.min_length } : {}),
+    ...(request.max_length !== undefined ? { maxLength: request.max_length } : {}),
+    order: request.order,
+    limit: request.limit,
+    offset: request.offset,
+  };
 }
 
 function refuse(code: Refusal['code'], message: string): Refusal {
