@@ -15,12 +15,22 @@ export interface FerretDbHandle {
   pidFile: string;
 }
 
-/** Builds the binary unless it is already up to date (tools/ferretdb/build.sh decides). */
+let binary: string | undefined;
+
+/**
+ * The binary's path, built first unless this machine has it already (tools/ferretdb/build.sh
+ * decides, and prints where it is).
+ */
 export function buildFerretDb(): string {
-  const result = spawnSync('bash', [path.join(toolDir, 'build.sh')], { stdio: 'inherit' });
+  if (binary) return binary;
+  const result = spawnSync('bash', [path.join(toolDir, 'build.sh')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
   if (result.status !== 0)
     throw new Error('tools/ferretdb/build.sh failed: cannot build the test database server');
-  return path.join(toolDir, 'bin/ferretdb');
+  binary = result.stdout.trim();
+  return binary;
 }
 
 /** Starts FerretDB on `port` over `dataDir`; the PID goes to a file so any process can stop it. */
@@ -31,7 +41,7 @@ export async function startFerretDb(options: {
   mkdirSync(options.dataDir, { recursive: true });
   const pidFile = path.join(options.dataDir, 'ferretdb.pid');
   startPidFileProcess({
-    command: path.join(toolDir, 'bin/ferretdb'),
+    command: buildFerretDb(),
     args: ['-listen', `127.0.0.1:${options.port}`, '-data-dir', options.dataDir],
     pidFile,
   });

@@ -38,7 +38,7 @@ if [ -z "${RABBITMQ_URL:-}" ] && ! (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null
 fi
 
 if [ -z "${MONGODB_URL:-}" ]; then
-  bash tools/ferretdb/build.sh
+  bash tools/ferretdb/build.sh >/dev/null
 fi
 
 # The test object store: only tests need it (npm start archives to S3 only when configured so).
