@@ -67,3 +67,15 @@ export {
   type SqliteDeadLetters,
   type SqliteDeadLettersOptions,
 } from './sqlite.dead-letters';
+export {
+  enrolRefusal,
+  type EnrolmentCode,
+  type EnrolRefusal,
+  type EnrolResult,
+  type NewEnrolmentCode,
+  type StoredToken,
+  type TokenStore,
+  type TokenUse,
+} from './token-store';
+export { createMongoTokenStore, type MongoTokenStoreOptions } from './mongo.token-store';
+export { createSqliteTokenStore, type SqliteTokenStoreOptions } from './sqlite.token-store';

@@ -12,6 +12,7 @@ import type Database from 'libsql';
 import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveLeaseName } from './archive-state-store';
 import type { NewContentDocument } from './content-store';
+import type { NewEnrolmentCode, StoredToken } from './token-store';
 import {
   acquireLease,
   archiveStateTables,
@@ -45,6 +46,17 @@ import {
   subtractDeleted,
   unarchive,
 } from './sqlite.device-counters-schema';
+import {
+  enrolToken,
+  ensureTokenSchema,
+  insertCode,
+  insertToken,
+  recordLastUse,
+  revokeCode,
+  revokeToken,
+  tokenTables,
+  type TokenTableNames,
+} from './sqlite.token-schema';
 import { openSqliteConnection, statementCache, tableName } from './sqlite-connection';
 import type {
   EncodedError,
@@ -369,6 +381,46 @@ export const writeOperations = {
     { sql }: WriterConnection,
     { table, seqs }: { table: string; seqs: number[] },
   ) => removeDeadLetters(sql, tableName(table, 'table'), seqs),
+
+  // Tokens and enrolment codes (sqlite.token-schema.ts): each check and the write it allows in
+  // one savepoint. A taken id or hash is an answer, not an error (the adapter says which).
+  'tokens.schema': ({ db }: WriterConnection, names: TokenTableNames) =>
+    ensureTokenSchema(db, tokenTables(names)),
+
+  'tokens.insertToken': (
+    { sql }: WriterConnection,
+    { token, ...names }: TokenTableNames & { token: StoredToken },
+  ) => insertToken(sql, tokenTables(names), token),
+
+  'tokens.revokeToken': (
+    { sql }: WriterConnection,
+    { id, atMs, ...names }: TokenTableNames & { id: string; atMs: number },
+  ) => revokeToken(sql, tokenTables(names), id, atMs),
+
+  'tokens.recordLastUse': (
+    { sql }: WriterConnection,
+    { uses, ...names }: TokenTableNames & { uses: Array<{ id: string; atMs: number }> },
+  ) => recordLastUse(sql, tokenTables(names), uses),
+
+  'tokens.insertCode': (
+    { sql }: WriterConnection,
+    { code, ...names }: TokenTableNames & { code: NewEnrolmentCode },
+  ) => insertCode(sql, tokenTables(names), code),
+
+  'tokens.revokeCode': (
+    { sql }: WriterConnection,
+    { id, atMs, ...names }: TokenTableNames & { id: string; atMs: number },
+  ) => revokeCode(sql, tokenTables(names), id, atMs),
+
+  'tokens.enrol': (
+    { sql }: WriterConnection,
+    {
+      enrol,
+      ...names
+    }: TokenTableNames & {
+      enrol: { codeId: string; atMs: number; token: StoredToken };
+    },
+  ) => enrolToken(sql, tokenTables(names), enrol),
 };
 
 export type WriteOperations = typeof writeOperations;
