@@ -257,6 +257,12 @@ export function createMongoTokenStore(options: MongoTokenStoreOptions): TokenSto
         const token = makeToken(code);
         const use = await takeUse(code, token.id, at);
         if (!use) return { ok: false, reason: 'used_up' } as const;
+        // A revocation stored between the read above and the use: refused as if it came first.
+        // One stored after this check comes after the enrol, as a revocation of a token would.
+        if (await codesRevoked.findOne({ _id: code.id }, { projection: { _id: 1 } })) {
+          await uses.deleteOne({ _id: use });
+          return { ok: false, reason: 'revoked' } as const;
+        }
         try {
           await insertToken(token);
         } catch (error) {
