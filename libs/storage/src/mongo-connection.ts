@@ -41,7 +41,13 @@ export interface MongoClientOptions {
   operationTimeoutMS?: number;
 }
 
-/** A client whose every operation has a deadline; it connects on first use. */
+/** How soon a client whose first connection failed tries again (see reopenWhenClosed). */
+const REOPEN_DELAY_MS = 1000;
+
+/**
+ * A client whose every operation has a deadline; it connects on first use, and keeps trying
+ * when that first connection fails (reopenWhenClosed).
+ */
 export function mongoClient(
   url: string,
   options: MongoClientOptions,
@@ -55,5 +61,35 @@ export function mongoClient(
     socketTimeoutMS: options.operationTimeoutMS ?? DEFAULT_OPERATION_TIMEOUT_MS,
   });
   watchConnection(client, logger, storeName);
+  reopenWhenClosed(client, logger, storeName);
   return client;
+}
+
+/**
+ * The driver (6.x) closes a client whose first connection fails, and every later operation
+ * then fails with MongoTopologyClosedError, even once the server is back: a worker started
+ * while its store was down would never reach it. So a close nobody asked for is followed by a
+ * connect, again each time it fails; operations meanwhile fail as unavailable (store-errors.ts).
+ */
+function reopenWhenClosed(
+  client: MongoClient,
+  logger: StoreLogger | undefined,
+  storeName: string,
+): void {
+  let asked = false;
+  const close = client.close.bind(client);
+  client.close = (force?: boolean) => {
+    asked = true;
+    return close(force);
+  };
+  client.on('topologyClosed', () => {
+    if (asked) return;
+    setTimeout(() => {
+      if (asked) return;
+      client.connect().then(
+        () => logger?.info({}, `${storeName} connected`),
+        () => undefined, // it failed: the driver closed it again, and this runs again
+      );
+    }, REOPEN_DELAY_MS).unref();
+  });
 }

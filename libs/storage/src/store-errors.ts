@@ -7,6 +7,7 @@ import {
   MongoNotConnectedError,
   MongoServerError,
   MongoServerSelectionError,
+  MongoTopologyClosedError,
   type WriteError,
 } from 'mongodb';
 import { BSON } from 'mongodb';
@@ -91,6 +92,8 @@ export function classifyStoreError(error: unknown): StoreErrorKind {
   if (error instanceof MongoNetworkError) return 'unavailable';
   if (error instanceof MongoServerSelectionError) return 'unavailable';
   if (error instanceof MongoNotConnectedError) return 'unavailable';
+  // A client whose first connection failed, until mongoClient has opened it again.
+  if (error instanceof MongoTopologyClosedError) return 'unavailable';
   if (error instanceof MongoBulkWriteError) return classifyBulkWrite(error);
   if (error instanceof MongoServerError) {
     // A bulk write wraps a driver error (a dropped connection, say) as its errorResponse.

@@ -1,6 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { StoreUnavailableError } from '@screenfleet/contracts';
-import { createMongoTokenStore, type TokenStore } from '@screenfleet/storage';
+import { waitFor } from '@screenfleet/runtime';
+import { createMongoTokenStore } from '@screenfleet/storage';
 import { MongoClient } from 'mongodb';
+import { startFerretDb, stopFerretDb, type FerretDbHandle } from '../../../bin/ferretdb';
+import { freePort } from '../../../bin/ports';
 import { databaseName, mongoUrl } from '../../../test/services';
 import { buildCode, buildToken, describeTokenStoreContract } from './token-store.contract';
 
@@ -43,41 +49,60 @@ describeTokenStoreContract('mongo (FerretDB)', () => {
 });
 
 describe('mongo token store', () => {
-  // A port nothing listens on: the shared server is left running for the other files. A store
-  // per operation: with driver 6.22 a client whose first connect failed keeps its closed
-  // topology, and every later operation fails MongoTopologyClosedError (the same for every
-  // Mongo store of this package; started while the store is down, a process must restart).
-  it('when the server cannot be reached, then every operation rejects StoreUnavailableError naming the store, promptly', async () => {
+  // A port nothing listens on (the shared server is left running for the other files), then a
+  // server of its own started there: one store throughout, as a worker started while its store
+  // was down keeps the store it opened.
+  it('when the server cannot be reached, then every operation rejects StoreUnavailableError naming the store, promptly; once a server listens there, the same store works', async () => {
     const now = new Date();
-    const operations: Array<[string, (store: TokenStore) => Promise<unknown>]> = [
-      ['ensureSchema', (store) => store.ensureSchema()],
-      ['insertToken', (store) => store.insertToken(buildToken())],
-      ['listTokens', (store) => store.listTokens()],
-      ['revokeToken', (store) => store.revokeToken('tok_1', now)],
-      ['recordLastUse', (store) => store.recordLastUse([{ id: 'tok_1', at: now }])],
-      ['insertEnrolmentCode', (store) => store.insertEnrolmentCode(buildCode())],
-      ['listEnrolmentCodes', (store) => store.listEnrolmentCodes()],
-      ['revokeEnrolmentCode', (store) => store.revokeEnrolmentCode('enr_1', now)],
-      ['enrol', (store) => store.enrol('0'.repeat(64), now, () => buildToken())],
-    ];
-    for (const [operation, run] of operations) {
-      const store = createMongoTokenStore({
-        url: 'mongodb://127.0.0.1:1/',
-        database,
-        serverSelectionTimeoutMS: 300,
-      });
-      try {
+    const port = await freePort();
+    const store = createMongoTokenStore({
+      url: `mongodb://127.0.0.1:${port}/`,
+      database,
+      serverSelectionTimeoutMS: 300,
+    });
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sf-tokens-late-'));
+    let server: FerretDbHandle | undefined;
+    try {
+      const operations: Array<[string, () => Promise<unknown>]> = [
+        ['ensureSchema', () => store.ensureSchema()],
+        ['insertToken', () => store.insertToken(buildToken())],
+        ['listTokens', () => store.listTokens()],
+        ['revokeToken', () => store.revokeToken('tok_1', now)],
+        ['recordLastUse', () => store.recordLastUse([{ id: 'tok_1', at: now }])],
+        ['insertEnrolmentCode', () => store.insertEnrolmentCode(buildCode())],
+        ['listEnrolmentCodes', () => store.listEnrolmentCodes()],
+        ['revokeEnrolmentCode', () => store.revokeEnrolmentCode('enr_1', now)],
+        ['enrol', () => store.enrol('0'.repeat(64), now, () => buildToken())],
+      ];
+      for (const [operation, run] of operations) {
         const started = Date.now();
-        const error = await run(store).then(
+        const error = await run().then(
           () => undefined,
           (e: unknown) => e,
         );
         expect(error).toBeInstanceOf(StoreUnavailableError);
         expect((error as Error).message).toMatch(`token store unavailable during ${operation}`);
         expect(Date.now() - started).toBeLessThan(3000);
-      } finally {
-        await store.close();
       }
+
+      server = await startFerretDb({ port, dataDir });
+      const token = buildToken();
+      await waitFor(
+        () =>
+          store.insertToken(token).then(
+            () => true,
+            () => false,
+          ),
+        {
+          timeoutMs: 20_000,
+          what: 'the store to reach the server started after its first failures',
+        },
+      );
+      expect((await store.listTokens()).map((stored) => stored.id)).toEqual([token.id]);
+    } finally {
+      await store.close();
+      if (server) await stopFerretDb(server.pidFile, 'SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
