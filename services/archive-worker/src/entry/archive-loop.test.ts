@@ -161,4 +161,70 @@ describe('archive loop', () => {
       await loop.stop();
     }
   });
+  it('when a renewal is in flight as a pass ends, then the task lease is still given up and stays free', async () => {
+    const ttl = 300;
+    const store = memoryStateStore();
+    // The task lease's renewal answers late, as a busy store does: the pass has ended by then.
+    let slowTask = false;
+    const leases: typeof store = {
+      ...store,
+      async acquireLease(holder, ttlMs, now, lease) {
+        if (lease === 'task' && slowTask) await sleep(50);
+        return store.acquireLease(holder, ttlMs, now, lease);
+      },
+    };
+    let passes = 0;
+    let confirmLease: () => Promise<boolean> = () => Promise.resolve(true);
+    const archiver = {
+      takeOver: () =>
+        Promise.resolve({
+          before: 0,
+          after: 0,
+          sweep: {
+            orphans: { count: 0, bytes: 0 },
+            unfinished: { count: 0, bytes: 0 },
+            kept: [],
+            storedBytes: 0,
+          },
+        }),
+      runPass() {
+        passes += 1;
+        slowTask = true;
+        void confirmLease(); // the pass's last renewal, still running when it returns
+        return Promise.resolve({
+          outcome: 'done',
+          chunks: 1,
+          items: 1,
+          mediaFiles: 0,
+          failures: 0,
+        });
+      },
+    } as unknown as Archiver;
+    const loop = createArchiveLoop({
+      archiver,
+      commands: {
+        load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
+      } as unknown as ArchiveCommands,
+      leases,
+      holderId: 'a',
+      leaseTtlMs: ttl,
+      intervalMs: 60_000,
+      retry: { initialMs: 1000, maxMs: 10_000 },
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      metrics: createArchiveMetrics(new Registry()),
+      now: () => new Date(),
+    });
+    confirmLease = loop.confirmLease;
+    loop.start();
+    try {
+      await waitFor(() => passes > 0, { timeoutMs: 5000, intervalMs: 5, what: 'the pass' });
+      // Three renewal periods later, no task holds the archive: a restore may take it.
+      for (let i = 0; i < 6; i += 1) {
+        await sleep(ttl / 2);
+        expect(await store.leaseHolder(new Date(), 'task')).toBeNull();
+      }
+    } finally {
+      await loop.stop();
+    }
+  });
 });

@@ -86,6 +86,10 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
       return await work();
     } finally {
       holdsTask = false;
+      // A renewal in flight may be taking the task lease again: give it up after that renewal
+      // (and undo what it set), or the lease would outlive the task and refuse restores.
+      await renewing?.catch(() => undefined);
+      holdsTask = false;
       await leases.releaseLease(task, 'task').catch(() => undefined);
     }
   }
