@@ -1,3 +1,4 @@
+import { sqliteStoreAccess } from './sqlite-store-access';
 import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveStateStore } from './archive-state-store';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
@@ -9,7 +10,6 @@ import {
   storedStateQuery,
   type LeaseRow,
 } from './sqlite.archive-state-schema';
-import { toStoreError } from './store-errors';
 
 export interface SqliteArchiveStateStoreOptions {
   /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */
@@ -41,28 +41,11 @@ export function createSqliteArchiveStateStore(
   };
   const tables = archiveStateTables(names.table, names.leaseTable);
 
-  let schema: Promise<void> | undefined;
-  function ensureSchema({ writer }: SqliteDatabase): Promise<void> {
-    schema ??= writer.write('archiveState.schema', names).catch((error: unknown) => {
-      schema = undefined;
-      throw error;
-    });
-    return schema;
-  }
-
-  /** Runs `run` once the tables are there, rejecting with the port's errors. */
-  async function translated<T>(
-    operation: string,
-    run: (database: SqliteDatabase) => Promise<T>,
-  ): Promise<T> {
-    try {
-      const database = await source.open();
-      await ensureSchema(database);
-      return await run(database);
-    } catch (error) {
-      throw toStoreError(error, operation, 'archive state store');
-    }
-  }
+  const translated = sqliteStoreAccess(
+    source,
+    { write: 'archiveState.schema', args: names },
+    'archive state store',
+  ).run;
 
   async function storedState({ readers }: SqliteDatabase): Promise<ArchiveState | undefined> {
     const { text, params } = storedStateQuery(tables);

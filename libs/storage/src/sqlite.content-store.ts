@@ -1,3 +1,4 @@
+import { sqliteStoreAccess } from './sqlite-store-access';
 import { TimeoutError } from '@screenfleet/contracts';
 import type {
   ContentDocument,
@@ -20,7 +21,6 @@ import {
   readNewestItemTimes,
 } from './sqlite.device-counters';
 import { counterTables } from './sqlite.device-counters-schema';
-import { toStoreError } from './store-errors';
 
 export interface SqliteContentStoreOptions {
   /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */
@@ -45,28 +45,12 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
   const counters = counterTables(name);
 
   // Created on first use too, so a store works before ensureIndexes (as a Mongo collection does).
-  let schema: Promise<void> | undefined;
-  function ensureSchema({ writer }: SqliteDatabase): Promise<void> {
-    schema ??= writer.write('content.schema', { table: name }).catch((error: unknown) => {
-      schema = undefined;
-      throw error;
-    });
-    return schema;
-  }
-
-  /** Runs `run` once the schema is there, rejecting with the port's errors. */
-  async function translated<T>(
-    operation: string,
-    run: (database: SqliteDatabase) => Promise<T>,
-  ): Promise<T> {
-    try {
-      const database = await source.open();
-      await ensureSchema(database);
-      return await run(database);
-    } catch (error) {
-      throw toStoreError(error, operation);
-    }
-  }
+  const access = sqliteStoreAccess(
+    source,
+    { write: 'content.schema', args: { table: name } },
+    'content store',
+  );
+  const translated = access.run;
 
   async function insertIgnoringStored(
     { writer }: SqliteDatabase,
@@ -143,7 +127,7 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
 
   return {
     ensureIndexes: () => {
-      schema = undefined; // run the DDL again: cheap, and it recreates a dropped index
+      access.createAgain(); // cheap, and it recreates a dropped index
       return translated('ensureIndexes', () => Promise.resolve());
     },
 

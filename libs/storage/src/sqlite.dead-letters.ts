@@ -1,6 +1,6 @@
+import { sqliteStoreAccess } from './sqlite-store-access';
 import { tableName } from './sqlite-connection';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
-import { toStoreError } from './store-errors';
 
 export interface SqliteDeadLettersOptions {
   /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */
@@ -32,25 +32,11 @@ export function createSqliteDeadLetters(options: SqliteDeadLettersOptions) {
   const name = options.table ?? 'dead_letters';
   const table = tableName(name, 'table');
 
-  let schema: Promise<void> | undefined;
-  async function attempt<T>(
-    operation: string,
-    run: (database: SqliteDatabase) => Promise<T>,
-  ): Promise<T> {
-    try {
-      const database = await source.open();
-      schema ??= database.writer
-        .write('deadLetters.schema', { table: name })
-        .catch((error: unknown) => {
-          schema = undefined;
-          throw error;
-        });
-      await schema;
-      return await run(database);
-    } catch (error) {
-      throw toStoreError(error, operation, 'dead-letter table');
-    }
-  }
+  const attempt = sqliteStoreAccess(
+    source,
+    { write: 'deadLetters.schema', args: { table: name } },
+    'dead-letter table',
+  ).run;
 
   return {
     add: (queue: string, message: unknown, reason: string): Promise<void> =>

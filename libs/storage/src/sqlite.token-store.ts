@@ -1,3 +1,4 @@
+import { sqliteStoreAccess } from './sqlite-store-access';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import {
   codeByHashQuery,
@@ -7,7 +8,6 @@ import {
   tokenTables,
   type TokenTableNames,
 } from './sqlite.token-schema';
-import { toStoreError } from './store-errors';
 import { enrolRefusal, tokenConflict, type TokenStore } from './token-store';
 
 export interface SqliteTokenStoreOptions {
@@ -34,28 +34,11 @@ export function createSqliteTokenStore(options: SqliteTokenStoreOptions): TokenS
   };
   const tables = tokenTables(names);
 
-  let schema: Promise<void> | undefined;
-  function ensureSchema({ writer }: SqliteDatabase): Promise<void> {
-    schema ??= writer.write('tokens.schema', names).catch((error: unknown) => {
-      schema = undefined;
-      throw error;
-    });
-    return schema;
-  }
-
-  /** Runs `run` once the tables are there, rejecting with the port's errors. */
-  async function translated<T>(
-    operation: string,
-    run: (database: SqliteDatabase) => Promise<T>,
-  ): Promise<T> {
-    try {
-      const database = await source.open();
-      await ensureSchema(database);
-      return await run(database);
-    } catch (error) {
-      throw toStoreError(error, operation, 'token store');
-    }
-  }
+  const translated = sqliteStoreAccess(
+    source,
+    { write: 'tokens.schema', args: names },
+    'token store',
+  ).run;
 
   async function rows({ readers }: SqliteDatabase, query: { text: string; params: unknown[] }) {
     const [row] = await readers.query<{ rows: string }>(query.text, query.params);
