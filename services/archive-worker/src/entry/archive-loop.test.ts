@@ -3,9 +3,38 @@ import { memoryArchiveStore, memoryContentStore, memoryStateStore } from '../../
 import { createArchiver, type Archiver, type PassReport } from '../domain/archive-pass';
 import { createArchiveCommands, type ArchiveCommands } from '../domain/archive-commands';
 import { createArchiveMetrics } from '../metrics';
-import { createArchiveLoop } from './archive-loop';
+import { createArchiveLoop, type ArchiveLoopDeps } from './archive-loop';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What takeOver reports when the archive store holds nothing to sweep or count. */
+const nothingToReconcile = () => ({
+  before: 0,
+  after: 0,
+  sweep: {
+    orphans: { count: 0, bytes: 0 },
+    unfinished: { count: 0, bytes: 0 },
+    kept: [],
+    storedBytes: 0,
+  },
+});
+
+/** A loop of holder 'a' over an enabled archive, passes an hour apart unless asked. */
+function loopOf(deps: Pick<ArchiveLoopDeps, 'archiver' | 'leases'> & Partial<ArchiveLoopDeps>) {
+  return createArchiveLoop({
+    commands: {
+      load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
+    } as unknown as ArchiveCommands,
+    holderId: 'a',
+    leaseTtlMs: 60_000,
+    intervalMs: 60_000,
+    retry: { initialMs: 1000, maxMs: 10_000 },
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    metrics: createArchiveMetrics(new Registry()),
+    now: () => new Date(),
+    ...deps,
+  });
+}
 
 describe('archive loop', () => {
   it('when a pass outlasts the lease, then the holder keeps renewing it and no other worker gets in', async () => {
@@ -14,37 +43,17 @@ describe('archive loop', () => {
     let passes = 0;
     const done: PassReport = { outcome: 'done', chunks: 1, items: 1, mediaFiles: 0, failures: 0 };
     const archiver = {
-      takeOver: () =>
-        Promise.resolve({
-          before: 0,
-          after: 0,
-          sweep: {
-            orphans: { count: 0, bytes: 0 },
-            unfinished: { count: 0, bytes: 0 },
-            kept: [],
-            storedBytes: 0,
-          },
-        }),
+      takeOver: () => Promise.resolve(nothingToReconcile()),
       async runPass() {
         passes += 1;
         await sleep(4 * ttl); // one slow chunk: longer than the lease
         return done;
       },
     } as unknown as Archiver;
-    const commands = {
-      load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
-    } as unknown as ArchiveCommands;
-    const loop = createArchiveLoop({
+    const loop = loopOf({
       archiver,
-      commands,
       leases,
-      holderId: 'a',
       leaseTtlMs: ttl,
-      intervalMs: 60_000,
-      retry: { initialMs: 1000, maxMs: 10_000 },
-      logger: createLogger({ service: 'test', level: 'silent' }),
-      metrics: createArchiveMetrics(new Registry()),
-      now: () => new Date(),
     });
     loop.start();
     try {
@@ -68,16 +77,7 @@ describe('archive loop', () => {
       takeOver() {
         reconciles += 1;
         return listingWorks
-          ? Promise.resolve({
-              before: 0,
-              after: 0,
-              sweep: {
-                orphans: { count: 0, bytes: 0 },
-                unfinished: { count: 0, bytes: 0 },
-                kept: [],
-                storedBytes: 0,
-              },
-            })
+          ? Promise.resolve(nothingToReconcile())
           : Promise.reject(new Error('archive store unavailable'));
       },
       runPass() {
@@ -91,19 +91,10 @@ describe('archive loop', () => {
         });
       },
     } as unknown as Archiver;
-    const loop = createArchiveLoop({
+    const loop = loopOf({
       archiver,
-      commands: {
-        load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
-      } as unknown as ArchiveCommands,
       leases: memoryStateStore(),
-      holderId: 'a',
       leaseTtlMs: ttl,
-      intervalMs: 60_000,
-      retry: { initialMs: 1000, maxMs: 10_000 },
-      logger: createLogger({ service: 'test', level: 'silent' }),
-      metrics: createArchiveMetrics(new Registry()),
-      now: () => new Date(),
     });
     loop.start();
     try {
@@ -137,16 +128,10 @@ describe('archive loop', () => {
       chunkSize: 10,
       defaults,
     });
-    const loop = createArchiveLoop({
+    const loop = loopOf({
       archiver,
       commands: createArchiveCommands({ state, defaults, now }),
       leases: state,
-      holderId: 'a',
-      leaseTtlMs: 60_000,
-      intervalMs: 60_000,
-      retry: { initialMs: 1000, maxMs: 10_000 },
-      logger: createLogger({ service: 'test', level: 'silent' }),
-      metrics: createArchiveMetrics(new Registry()),
       now,
     });
     loop.start();
@@ -176,17 +161,7 @@ describe('archive loop', () => {
     let passes = 0;
     let confirmLease: () => Promise<boolean> = () => Promise.resolve(true);
     const archiver = {
-      takeOver: () =>
-        Promise.resolve({
-          before: 0,
-          after: 0,
-          sweep: {
-            orphans: { count: 0, bytes: 0 },
-            unfinished: { count: 0, bytes: 0 },
-            kept: [],
-            storedBytes: 0,
-          },
-        }),
+      takeOver: () => Promise.resolve(nothingToReconcile()),
       runPass() {
         passes += 1;
         slowTask = true;
@@ -200,19 +175,10 @@ describe('archive loop', () => {
         });
       },
     } as unknown as Archiver;
-    const loop = createArchiveLoop({
+    const loop = loopOf({
       archiver,
-      commands: {
-        load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: true } }),
-      } as unknown as ArchiveCommands,
       leases,
-      holderId: 'a',
       leaseTtlMs: ttl,
-      intervalMs: 60_000,
-      retry: { initialMs: 1000, maxMs: 10_000 },
-      logger: createLogger({ service: 'test', level: 'silent' }),
-      metrics: createArchiveMetrics(new Registry()),
-      now: () => new Date(),
     });
     confirmLease = loop.confirmLease;
     loop.start();
