@@ -146,6 +146,7 @@ export function describeAuditStoreContract(
 
       expect(page).toEqual({ rows: [rows[1], rows[0], rows[2]], nextCursor: null });
       for (const row of page.rows) expect(row.at).toBeInstanceOf(Date);
+      await open().ensureSchema(); // again, on another connection: idempotent
     });
 
     it('when nothing is stored or nothing is given, then a query answers an empty last page and an insert stores nothing', async () => {
