@@ -1,11 +1,13 @@
 import { ValidationError } from '@screenfleet/contracts';
 import {
   auditCursor,
+  checkAuditRows,
   auditCursorPosition,
   auditPage,
   checkAuditLimit,
   type AuditRow,
 } from './audit-store';
+import { ContentRejectedError } from './store-error-kinds';
 
 const row = (id: string, ms: number): AuditRow => ({
   id,
@@ -69,6 +71,27 @@ describe('checkAuditLimit', () => {
     expect(checkAuditLimit(5, 5)).toBe(5);
     for (const limit of [0, -1, 6, 1.5, Number.NaN]) {
       expect(() => checkAuditLimit(limit, 5)).toThrow(RangeError);
+    }
+  });
+});
+
+describe('checkAuditRows', () => {
+  it('when every row has a valid time and a finite or null duration, then nothing is refused', () => {
+    expect(() =>
+      checkAuditRows([row('a', 1), { ...row('b', 0), durationMs: 0.5 }, row('c', -5)]),
+    ).not.toThrow();
+  });
+
+  it('when a row has an invalid time or a duration that is not finite, then the batch is refused naming the row', () => {
+    const bad: Array<[AuditRow, RegExp]> = [
+      [{ ...row('x', 1), at: new Date(Number.NaN) }, /row x: its at is not a valid date/],
+      [{ ...row('y', 1), durationMs: Number.NaN }, /row y: its durationMs NaN/],
+      [{ ...row('z', 1), durationMs: Infinity }, /row z: its durationMs Infinity/],
+    ];
+    for (const [refused, message] of bad) {
+      const check = () => checkAuditRows([row('ok', 1), refused]);
+      expect(check).toThrow(ContentRejectedError);
+      expect(check).toThrow(message);
     }
   });
 });

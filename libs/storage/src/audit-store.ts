@@ -6,6 +6,7 @@
  */
 
 import { ValidationError } from '@screenfleet/contracts';
+import { ContentRejectedError } from './store-error-kinds';
 
 /** A value of a row's details: plain JSON (no Dates, no undefined). */
 export type AuditValue =
@@ -70,7 +71,9 @@ export interface AuditStore {
   ensureSchema(): Promise<void>;
   /**
    * Stores the rows; one whose id is stored already (or comes earlier in the call) is counted
-   * in `alreadyStored` and the stored one kept as it was: a redelivered batch is success.
+   * in `alreadyStored` and the stored one kept as it was: a redelivered batch is success. A
+   * batch with a row no store can keep as given (checkAuditRows) rejects ContentRejectedError
+   * and stores nothing: never worth a retry.
    */
   insertRows(rows: AuditRow[]): Promise<{ inserted: number; alreadyStored: number }>;
   /**
@@ -138,4 +141,23 @@ export function auditPage(rows: AuditRow[], limit: number): AuditPage {
   if (rows.length <= limit) return { rows, nextCursor: null };
   const page = rows.slice(0, limit);
   return { rows: page, nextCursor: auditCursor(page[limit - 1]!) };
+}
+
+/**
+ * Refuses a batch holding a row that no store can order or give back as it came: an invalid
+ * `at` (MongoDB would store it and sort it anywhere, SQLite refuse it as NULL) or a duration
+ * that is not a finite number (JSON and SQLite have no NaN or Infinity). ContentRejectedError:
+ * the same on every store, and never worth a retry.
+ */
+export function checkAuditRows(rows: readonly AuditRow[]): void {
+  for (const row of rows) {
+    const problem = Number.isNaN(row.at.getTime())
+      ? 'its at is not a valid date'
+      : row.durationMs !== null && !Number.isFinite(row.durationMs)
+        ? `its durationMs ${row.durationMs} is not a finite number`
+        : undefined;
+    if (problem) {
+      throw new ContentRejectedError(`audit rows not stored: row ${row.id}: ${problem}`);
+    }
+  }
 }

@@ -3,6 +3,7 @@ import {
   auditCursorPosition,
   auditPage,
   checkAuditLimit,
+  checkAuditRows,
   MAX_AUDIT_PAGE,
   type AuditQuery,
   type AuditRow,
@@ -56,6 +57,7 @@ export function createMongoAuditStore(options: MongoAuditStoreOptions): AuditSto
 
     insertRows: (audit) =>
       translated('insertRows', async () => {
+        checkAuditRows(audit);
         if (audit.length === 0) return { inserted: 0, alreadyStored: 0 }; // the driver refuses none
         try {
           const result = await rows.insertMany(audit.map(documentOf), { ordered: false });

@@ -1,4 +1,10 @@
-import { checkAuditLimit, auditPage, MAX_AUDIT_PAGE, type AuditStore } from './audit-store';
+import {
+  auditPage,
+  checkAuditLimit,
+  checkAuditRows,
+  MAX_AUDIT_PAGE,
+  type AuditStore,
+} from './audit-store';
 import { tableName } from './sqlite-connection';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { auditPageQuery, auditRowMs, auditRowsOf } from './sqlite.audit-schema';
@@ -50,6 +56,7 @@ export function createSqliteAuditStore(options: SqliteAuditStoreOptions): AuditS
 
     insertRows: (rows) =>
       translated('insertRows', async ({ writer }) => {
+        checkAuditRows(rows);
         if (rows.length === 0) return { inserted: 0, alreadyStored: 0 };
         const inserted = await writer.write(
           'audit.insert',

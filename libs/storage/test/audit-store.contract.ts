@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ValidationError } from '@screenfleet/contracts';
 import {
+  ContentRejectedError,
   MAX_AUDIT_PAGE,
   type AuditQuery,
   type AuditRow,
@@ -170,6 +171,21 @@ export function describeAuditStoreContract(
 
       expect(again).toEqual({ inserted: 1, alreadyStored: 3 });
       expect((await store.query({ limit: 10 })).rows).toEqual([a, b, c].sort(newestFirst));
+    });
+
+    it('when a batch holds a row with an invalid time or a duration that is not finite, then it is refused ContentRejectedError and nothing of it is stored', async () => {
+      const store = open();
+      const good = buildAuditRow();
+
+      for (const bad of [
+        buildAuditRow({ at: new Date(Number.NaN) }),
+        buildAuditRow({ durationMs: Number.POSITIVE_INFINITY }),
+      ]) {
+        const error = await rejection(store.insertRows([good, bad]));
+        expect(error).toBeInstanceOf(ContentRejectedError);
+        expect((error as Error).message).toContain(bad.id);
+      }
+      expect(await store.query({ limit: 10 })).toEqual({ rows: [], nextCursor: null });
     });
 
     it('when 2 connections insert the same 20 rows at once, then each row is stored once and each is counted inserted once', async () => {
