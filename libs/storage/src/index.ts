@@ -79,3 +79,14 @@ export {
 } from './token-store';
 export { createMongoTokenStore, type MongoTokenStoreOptions } from './mongo.token-store';
 export { createSqliteTokenStore, type SqliteTokenStoreOptions } from './sqlite.token-store';
+export {
+  MAX_AUDIT_PAGE,
+  type AuditOutcome,
+  type AuditPage,
+  type AuditQuery,
+  type AuditRow,
+  type AuditStore,
+  type AuditValue,
+} from './audit-store';
+export { createMongoAuditStore, type MongoAuditStoreOptions } from './mongo.audit-store';
+export { createSqliteAuditStore, type SqliteAuditStoreOptions } from './sqlite.audit-store';

@@ -14,6 +14,12 @@ import type { ArchiveLeaseName } from './archive-state-store';
 import type { NewContentDocument } from './content-store';
 import type { NewEnrolmentCode, StoredToken } from './token-store';
 import {
+  deleteAuditRowsBefore,
+  ensureAuditSchema,
+  insertAuditRows,
+  type AuditRowMs,
+} from './sqlite.audit-schema';
+import {
   acquireLease,
   archiveStateTables,
   ensureArchiveStateSchema,
@@ -421,6 +427,24 @@ export const writeOperations = {
       enrol: { codeId: string; atMs: number; token: StoredToken };
     },
   ) => enrolToken(sql, tokenTables(names), enrol),
+
+  // Audit rows (sqlite.audit-schema.ts): insert-only, a stored id kept as it is.
+  'audit.schema': ({ db }: WriterConnection, { table }: { table: string }) =>
+    ensureAuditSchema(db, table),
+
+  /** Returns how many were inserted (the others were stored before). */
+  'audit.insert': (
+    connection: WriterConnection,
+    { table, rows }: { table: string; rows: AuditRowMs[] },
+  ) => {
+    for (const row of rows) connection.bytes += row.details.length;
+    return insertAuditRows(connection.sql, table, rows);
+  },
+
+  'audit.deleteBefore': (
+    { sql }: WriterConnection,
+    { table, cutoffMs, limit }: { table: string; cutoffMs: number; limit: number },
+  ) => deleteAuditRowsBefore(sql, table, { cutoffMs, limit }),
 };
 
 export type WriteOperations = typeof writeOperations;
