@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './sqlite-database';
-import type { WriteArgs, WriteName } from './sqlite-writer.thread';
+import type { WriteArgs, WriteName } from './sqlite-writer.operations';
 import { toStoreError } from './store-errors';
 
 /**

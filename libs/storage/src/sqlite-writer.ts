@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreUnavailableError } from '@screenfleet/contracts';
-import type { WriteArgs, WriteName, WriteResult } from './sqlite-writer.thread';
+import type { WriteArgs, WriteName, WriteResult } from './sqlite-writer.operations';
 import { ContentRejectedError, type StoreErrorKind } from './store-error-kinds';
 import { toStoreError } from './store-errors';
 

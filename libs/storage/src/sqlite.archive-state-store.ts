@@ -1,7 +1,7 @@
-import { sqliteStoreAccess } from './sqlite-store-access';
 import type { ArchiveState } from '@screenfleet/contracts';
 import type { ArchiveStateStore } from './archive-state-store';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
+import { sqliteStoreAccess } from './sqlite-store-access';
 import { fromJson } from './sqlite-json';
 import {
   archiveStateTables,

@@ -7,8 +7,8 @@ import {
 } from './audit-store';
 import { tableName } from './sqlite-connection';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
+import { sqliteStoreAccess } from './sqlite-store-access';
 import { auditPageQuery, auditRowMs, auditRowsOf } from './sqlite.audit-schema';
-import { toStoreError } from './store-errors';
 
 export interface SqliteAuditStoreOptions {
   /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */
@@ -28,28 +28,11 @@ export function createSqliteAuditStore(options: SqliteAuditStoreOptions): AuditS
   const table = options.table ?? 'audit';
   tableName(table, 'table'); // refused here, at creation, rather than on every call
 
-  let schema: Promise<void> | undefined;
-  function ensureSchema({ writer }: SqliteDatabase): Promise<void> {
-    schema ??= writer.write('audit.schema', { table }).catch((error: unknown) => {
-      schema = undefined;
-      throw error;
-    });
-    return schema;
-  }
-
-  /** Runs `run` once the table is there, rejecting with the port's errors. */
-  async function translated<T>(
-    operation: string,
-    run: (database: SqliteDatabase) => Promise<T>,
-  ): Promise<T> {
-    try {
-      const database = await source.open();
-      await ensureSchema(database);
-      return await run(database);
-    } catch (error) {
-      throw toStoreError(error, operation, 'audit store');
-    }
-  }
+  const translated = sqliteStoreAccess(
+    source,
+    { write: 'audit.schema', args: { table } },
+    'audit store',
+  ).run;
 
   return {
     ensureSchema: () => translated('ensureSchema', () => Promise.resolve()),

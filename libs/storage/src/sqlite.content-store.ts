@@ -1,4 +1,3 @@
-import { sqliteStoreAccess } from './sqlite-store-access';
 import { TimeoutError } from '@screenfleet/contracts';
 import type {
   ContentDocument,
@@ -12,6 +11,7 @@ import type {
   TimeRange,
 } from './content-store';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
+import { sqliteStoreAccess } from './sqlite-store-access';
 import { fromJson } from './sqlite-json';
 import { contentTables } from './sqlite.content-schema';
 import { searchSql } from './sqlite.content-search';

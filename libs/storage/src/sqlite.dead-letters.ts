@@ -1,6 +1,6 @@
-import { sqliteStoreAccess } from './sqlite-store-access';
 import { tableName } from './sqlite-connection';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
+import { sqliteStoreAccess } from './sqlite-store-access';
 
 export interface SqliteDeadLettersOptions {
   /** A database shared with other stores (openSqliteDatabase); close() leaves it open. */

@@ -1,5 +1,5 @@
-import { sqliteStoreAccess } from './sqlite-store-access';
 import { databaseFor, type SqliteDatabase } from './sqlite-database';
+import { sqliteStoreAccess } from './sqlite-store-access';
 import {
   codeByHashQuery,
   codesOf,
