@@ -23,7 +23,7 @@ function expectRateLimited(
   limit: number,
 ) {
   expect(answer.status).toBe(429);
-  expect(answer.body).toMatchObject({ success: false, errors: [] });
+  expect(answer.body).toMatchObject({ success: false, errors: [], code: 'rate_limited' });
   expect(answer.body.message).toMatch(
     new RegExp(`too many ${policy} requests: at most ${limit} per 60 s`),
   );
@@ -150,6 +150,11 @@ describe('per-token rate limits on real gateways (distributed: limits are per ga
     expect(valid.status).toBe(200);
     // A class without a rule (admin here) is not limited and says nothing about limits.
     expect(valid.headers.get('ratelimit')).toBeNull();
+
+    // GET /health is never counted (monitors poll it; it costs one summary read a second).
+    const health = await get(`${url}/health`, 'not-a-valid-token-at-all');
+    expect(health.status).not.toBe(429);
+    expect(health.headers.get('ratelimit')).toBeNull();
   });
 });
 

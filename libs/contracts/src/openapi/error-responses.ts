@@ -85,6 +85,7 @@ export const errorResponses: Record<
       '(draft-ietf-httpapi-ratelimit-headers-08).',
     example: errorExample(
       'too many ingest requests: at most 6000 per 60 s per token on this gateway; retry in 1 s',
+      'rate_limited',
     ),
     headers: {
       ...retryAfter,

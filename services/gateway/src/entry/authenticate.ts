@@ -111,6 +111,7 @@ function countRequest(
     `too many ${routeClass} requests: at most ${check.rule.limit} per ${check.rule.windowMs / 1000} s per ${per} on this gateway; retry in ${check.resetSeconds} s`,
     [],
     { ...headers, 'Retry-After': String(check.resetSeconds) },
+    'rate_limited',
   );
 }
 
