@@ -4,7 +4,10 @@ import { createAmqpBus, type Bus } from '@screenfleet/bus';
 import {
   createGateway,
   createGatewayMetrics,
+  createRateLimits,
   createTokenRegistry,
+  type RateRule,
+  type RouteClass,
   type TokenEntry,
 } from '@screenfleet/gateway';
 import { createLogger, createMetrics, type Registry } from '@screenfleet/runtime';
@@ -75,6 +78,8 @@ export async function startGateway(
     archiveTimeoutMs?: number;
     archiveRestoreTimeoutMs?: number;
     operatorTimeoutMs?: number;
+    /** Rate limits by class; none when absent, so that suites sending many requests are not throttled. */
+    rateLimits?: Partial<Record<RouteClass, RateRule>>;
   } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
@@ -96,6 +101,7 @@ export async function startGateway(
     auth: {
       tokens: createTokenRegistry(Object.values(tokens)),
       allowUnauthenticatedLoopback: options.allowUnauthenticatedLoopback ?? false,
+      ...(options.rateLimits ? { rateLimits: createRateLimits(options.rateLimits) } : {}),
     },
     metrics: createGatewayMetrics(registry),
     logger,

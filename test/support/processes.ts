@@ -27,12 +27,24 @@ export interface ServiceProcess {
 }
 
 /**
+ * Every class of the gateway's rate limits off, for every process a test starts (a test's env
+ * may set one again): the suites send many requests through one token (bulk imports, floods of
+ * searches); the limits are tested on their own (services/gateway/test/rate-limits.int.test.ts).
+ */
+export const noRateLimits: Record<string, string> = Object.fromEntries(
+  ['INGEST', 'SEARCH', 'OPERATOR', 'ARCHIVE', 'ADMIN', 'UNAUTHENTICATED'].map((name) => [
+    `GATEWAY_RATE_LIMIT_${name}`,
+    'off',
+  ]),
+);
+
+/**
  * Runs a service's built main (services/<name>/dist/main.js, as production does) with the given
  * environment; its JSON log lines are parsed so tests can wait for what it says.
  */
 export function startService(name: string, env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...noRateLimits, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];

@@ -23,7 +23,7 @@ import {
 import type { ContentStore } from '@screenfleet/storage';
 import { databaseName, isolatedBroker, mongoUrl } from '../services';
 import { operatorKeys, operatorPublicKeyPem, tokens } from './gateway';
-import { startService, type ServiceProcess } from './processes';
+import { noRateLimits, startService, type ServiceProcess } from './processes';
 
 export type Mode = 'distributed' | 'embedded';
 export const modes: Mode[] = ['distributed', 'embedded'];
@@ -216,7 +216,7 @@ export function startLauncher(env: Record<string, string>, cwd = root): Launcher
   const script = path.join(cwd, 'bin/dist/start.js');
   const child = spawn(process.execPath, [...startNodeOptions(cwd), script], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...noRateLimits, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -19,7 +19,8 @@ export type JsonObject = { [key: string]: Json };
 
 export type ApiScope =
   'ingest' | 'operator' | 'archive:read' | 'archive:write' | 'search' | 'data:delete';
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 500 | 502 | 503 | 504;
+export type ErrorStatus =
+  400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504;
 
 export interface Example {
   summary: string;
@@ -54,8 +55,11 @@ export interface ApiOperation {
   errors: readonly ErrorStatus[];
 }
 
-/** The statuses most routes share (openapi/error-responses.ts says what each means). */
-export const authErrors = [401, 403, 405, 500] as const;
+/**
+ * The statuses most routes share (openapi/error-responses.ts says what each means): every route
+ * that checks a token also counts it against the gateway's rate limits (429).
+ */
+export const authErrors = [401, 403, 405, 429, 500] as const;
 export const bodyErrors = [400, 413, 415] as const;
 /** The routes the archive worker answers (archive, data deletes): it may be down or answer nonsense. */
 export const archiveErrors = [...authErrors, 502, 503] as const;

@@ -97,4 +97,40 @@ export const gatewayConfigSpec = defineConfig({
     default: 120000,
     doc: 'Longest wait for the archive worker to finish POST /archive/restore, /data/delete-range or /data/delete-device (503 after; each is idempotent, so a retry is safe and finishes what is left)',
   },
+  rateLimitIngest: {
+    env: 'GATEWAY_RATE_LIMIT_INGEST',
+    kind: 'string',
+    default: '6000/1m',
+    doc: 'Most POST /add per token per window on this gateway (429 past it, with Retry-After and the RateLimit headers): `<requests>/<window>` (window in s, m or h, whole seconds, 1s to 24h), or 0 / off for none. A producer sends a batch every few seconds; 100 a second is far above it and below what floods a gateway',
+  },
+  rateLimitSearch: {
+    env: 'GATEWAY_RATE_LIMIT_SEARCH',
+    kind: 'string',
+    default: '600/1m',
+    doc: 'Most GET /search, /devices and /devices/{name} per token per window on this gateway (same form as GATEWAY_RATE_LIMIT_INGEST): 10 a second, far above a person or a pipe, each one a store read',
+  },
+  rateLimitOperator: {
+    env: 'GATEWAY_RATE_LIMIT_OPERATOR',
+    kind: 'string',
+    default: '600/1m',
+    doc: 'Most operator commands (list, press, click, type) per token per window on this gateway (same form): 10 a second, above any scripted UI flow, each one a desktop action',
+  },
+  rateLimitArchive: {
+    env: 'GATEWAY_RATE_LIMIT_ARCHIVE',
+    kind: 'string',
+    default: '120/1m',
+    doc: 'Most archive and data-delete requests (/archive/*, /data/*) per token per window on this gateway (same form): 2 a second, far above a settings page polling the status',
+  },
+  rateLimitAdmin: {
+    env: 'GATEWAY_RATE_LIMIT_ADMIN',
+    kind: 'string',
+    default: '120/1m',
+    doc: 'Most requests to other token-checked routes (GET /auth/whoami, and any route asking the metrics scope) per token per window on this gateway (same form)',
+  },
+  rateLimitUnauthenticated: {
+    env: 'GATEWAY_RATE_LIMIT_UNAUTHENTICATED',
+    kind: 'string',
+    default: '60/1m',
+    doc: "Most requests with a missing or invalid token (401s) per peer address (IPv6: per /64) per window on this gateway, over every route (same form); past it, 429 instead of 401, so guessing tokens is slow. Behind a reverse proxy every client shares the proxy's address",
+  },
 });

@@ -15,6 +15,14 @@ export {
 } from './auth/tokens';
 export { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './auth/local-token';
 export { resolveAuth, type AuthSetup } from './auth/auth-setup';
+export {
+  createRateLimits,
+  parseRateLimits,
+  routeClasses,
+  type RateLimits,
+  type RouteClass,
+} from './auth/rate-limits';
+export type { RateRule } from './auth/rate-limiter';
 export type { GatewayDeps } from './app';
 export { createGateway, type Gateway } from './gateway';
 export { gatewayService } from './start';

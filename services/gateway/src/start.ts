@@ -1,6 +1,7 @@
 import { topology } from '@screenfleet/contracts';
 import type { Service, ServiceRunning } from '@screenfleet/modes';
 import { announceAuth, resolveAuth } from './auth/auth-setup';
+import { createRateLimits, parseRateLimits } from './auth/rate-limits';
 import { gatewayConfigSpec } from './config';
 import { createGateway } from './gateway';
 import { createGatewayMetrics } from './metrics';
@@ -18,10 +19,21 @@ export const gatewayService: Service<
   spec: gatewayConfigSpec,
   async start({ config, logger, registry, onStop }, ports) {
     const authSetup = resolveAuth(config);
+    const rateLimits = createRateLimits(
+      parseRateLimits({
+        ingest: config.rateLimitIngest,
+        search: config.rateLimitSearch,
+        operator: config.rateLimitOperator,
+        archive: config.rateLimitArchive,
+        admin: config.rateLimitAdmin,
+        unauthenticated: config.rateLimitUnauthenticated,
+      }),
+    );
     const settings = gatewaySettings(config, logger);
     const bus = await ports.bus({ topology, publishTimeoutMs: config.publishTimeout });
     const metrics = createGatewayMetrics(registry);
-    const gateway = createGateway({ bus, auth: authSetup.auth, metrics, logger, ...settings });
+    const auth = { ...authSetup.auth, rateLimits };
+    const gateway = createGateway({ bus, auth, metrics, logger, ...settings });
     const port = await gateway.listen(config.port, config.host);
     onStop('stop HTTP intake and finish requests in flight', () => gateway.close());
     return {

@@ -47,7 +47,7 @@ export const whoAmIRoute: ApiOperation = {
       devices: null,
     },
   },
-  errors: [401, 403, 405, 500],
+  errors: [401, 403, 405, 429, 500],
 };
 
 export const whoAmIContract = {

@@ -75,6 +75,31 @@ export const errorResponses: Record<
       { path: '', rule: 'content-type', detail: 'got text/plain' },
     ]),
   },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      "The caller is past this gateway's rate limit for the route's class (ingest, search, " +
+      'operator, archive, admin; per token, or per address for requests without a valid token: ' +
+      'unauthenticated), counted before the body is read. Limits are per gateway. Every answer ' +
+      'of a limited route carries RateLimit-Policy and RateLimit ' +
+      '(draft-ietf-httpapi-ratelimit-headers-08).',
+    example: errorExample(
+      'too many ingest requests: at most 6000 per 60 s per token on this gateway; retry in 1 s',
+      'rate_limited',
+    ),
+    headers: {
+      ...retryAfter,
+      'RateLimit-Policy': {
+        description: 'The class\'s quota: `"<class>";q=<requests>;w=<window seconds>`.',
+        schema: { type: 'string', examples: ['"ingest";q=6000;w=60'] },
+      },
+      RateLimit: {
+        description:
+          'What is left: `"<class>";r=<remaining>;t=<seconds>`; on a 429, `t` is Retry-After.',
+        schema: { type: 'string', examples: ['"ingest";r=0;t=1'] },
+      },
+    },
+  },
   500: {
     name: 'InternalError',
     description:

@@ -1,12 +1,16 @@
 import type { Request, RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
 import { isAllowedHost, isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
+import { peerKey, routeClassOf, type RateLimits, type RouteClass } from '../auth/rate-limits';
+import { rateLimitHeaders } from '../auth/rate-limiter';
 import { HttpError } from './http-error';
 
 export interface AuthOptions {
   tokens: TokenRegistry;
   /** screenpipe's unmodified local clients send no token; only honoured from loopback peers. */
   allowUnauthenticatedLoopback: boolean;
+  /** Counted once the caller is known, before the body is read (auth/rate-limits.ts); none when absent. */
+  rateLimits?: RateLimits;
 }
 
 /**
@@ -30,18 +34,43 @@ declare module 'express-serve-static-core' {
  * Who is asking, checked before anything of the body is read: the grant of a valid bearer token
  * that has `scope` (401 without a valid token, 403 without the scope), or with the loopback switch
  * on, the anonymous grant for a tokenless loopback request addressed to a loopback Host and
- * Origin (403 otherwise). Route handlers call it first; `requireScope` is the same as middleware.
+ * Origin (403 otherwise). Then the rate limit of the scope's class (429). Route handlers call
+ * it first; `requireScope` is the same as middleware.
  */
 export function authenticate(req: Request, scope: Scope, options: AuthOptions): TokenGrant {
-  const grant = identify(req, options);
+  const grant = identify(req, options, scope);
   if (!grant.scopes.includes(scope)) {
     throw new HttpError(403, 'forbidden_scope', `token ${grant.id} lacks the ${scope} scope`);
   }
   return grant;
 }
 
-/** authenticate() without a scope: any valid token, or the loopback grant (GET /auth/whoami). */
-export function identify(req: Request, options: AuthOptions): TokenGrant {
+/**
+ * authenticate() without the scope check (GET /auth/whoami: any valid token), counted in the
+ * class of `scope` (none: admin). The count comes before the scope check, so a flood of 403s is
+ * limited as well; a request that would be a 401 is counted per peer address instead
+ * ('unauthenticated'), so a flood of bad tokens is too. The anonymous loopback grant is keyed
+ * by its id, like a token: every tokenless local client shares it.
+ */
+export function identify(req: Request, options: AuthOptions, scope?: Scope): TokenGrant {
+  let grant: TokenGrant;
+  try {
+    grant = identifyUncounted(req, options);
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 401)
+      countRequest(req, options, 'unauthenticated', peerKey(req.socket.remoteAddress));
+    throw error;
+  }
+  countRequest(req, options, routeClassOf(scope), grant.id);
+  return grant;
+}
+
+/**
+ * identify() without counting: for GET /health only, which anyone may poll (a load balancer, a
+ * client every few seconds) and whose cost is one shared summary read a second however often
+ * it is asked (health.routes.ts), so a limit would only turn monitors red.
+ */
+export function identifyUncounted(req: Request, options: AuthOptions): TokenGrant {
   const header = req.get('authorization');
   let grant: TokenGrant | undefined;
   if (header) {
@@ -55,6 +84,35 @@ export function identify(req: Request, options: AuthOptions): TokenGrant {
     throw unauthorized('a bearer token is required (Authorization: Bearer <token>)');
   }
   return grant;
+}
+
+/**
+ * One request of `key` in `routeClass`: the RateLimit headers on the answer whatever it is,
+ * and a 429 past the limit. Retry-After and the RateLimit `t` then name the same moment
+ * (draft-ietf-httpapi-ratelimit-headers-08, section 5).
+ */
+function countRequest(
+  req: Request,
+  options: AuthOptions,
+  routeClass: RouteClass,
+  key: string,
+): void {
+  const check = options.rateLimits?.check(routeClass, key);
+  if (!check) return;
+  const headers = rateLimitHeaders(routeClass, check.rule, check);
+  if (check.allowed) {
+    req.res?.set(headers);
+    return;
+  }
+  const per = routeClass === 'unauthenticated' ? 'address' : 'token';
+  throw new HttpError(
+    429,
+    'rate_limited',
+    `too many ${routeClass} requests: at most ${check.rule.limit} per ${check.rule.windowMs / 1000} s per ${per} on this gateway; retry in ${check.resetSeconds} s`,
+    [],
+    { ...headers, 'Retry-After': String(check.resetSeconds) },
+    'rate_limited',
+  );
 }
 
 /** authenticate() as a route's first middleware; the grant goes to res.locals.grant. */

@@ -8,7 +8,7 @@ import { healthReport, unavailablePart } from '../domain/health-report';
 import { HealthSummaries, type SummaryResult } from '../domain/health-summary';
 import { countedCall } from '../domain/worker-call';
 import type { DevicesMetrics } from '../metrics';
-import { assertTokenlessHost, identify, type AuthOptions } from './authenticate';
+import { assertTokenlessHost, identifyUncounted, type AuthOptions } from './authenticate';
 
 export const healthPath = healthRoute.path;
 /** How long /health waits for an ingest worker: its clients poll it every second or so. */
@@ -83,7 +83,7 @@ export function healthRoutes(deps: HealthRoutesDeps): Router {
 function validGrant(req: Request, auth: AuthOptions): TokenGrant | undefined {
   if (!req.get('authorization')) return undefined;
   try {
-    return identify(req, auth);
+    return identifyUncounted(req, auth);
   } catch {
     return undefined;
   }

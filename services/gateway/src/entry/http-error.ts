@@ -15,6 +15,8 @@ export class HttpError extends Error {
     message: string,
     readonly fieldErrors: FieldError[] = [],
     readonly headers: Record<string, string> = {},
+    /** The body's `code`, for answers a client tells apart by it (429 `rate_limited`). */
+    readonly code?: string,
   ) {
     super(message);
   }

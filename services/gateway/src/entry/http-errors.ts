@@ -35,7 +35,12 @@ export function toHttpFailure(error: unknown): HttpFailure {
     return {
       status: error.status,
       reason: error.reason,
-      body: { success: false, message: error.message, errors: error.fieldErrors },
+      body: {
+        success: false,
+        message: error.message,
+        errors: error.fieldErrors,
+        ...(error.code ? { code: error.code } : {}),
+      },
       headers: error.headers,
     };
   }

@@ -1,0 +1,90 @@
+import {
+  createRateLimits,
+  parseRateLimits,
+  parseRateRule,
+  peerKey,
+  routeClassOf,
+} from './rate-limits';
+
+const texts = {
+  ingest: '6000/1m',
+  search: '600/1m',
+  operator: '600/60s',
+  archive: '120/m',
+  admin: 'off',
+  unauthenticated: '0',
+};
+
+describe('parseRateRule', () => {
+  it.each([
+    ['6000/1m', { limit: 6000, windowMs: 60_000 }],
+    ['5/1s', { limit: 5, windowMs: 1000 }],
+    [' 100 / 2h ', { limit: 100, windowMs: 7_200_000 }],
+    ['10/m', { limit: 10, windowMs: 60_000 }],
+    ['off', null],
+    ['0', null],
+  ])('when the text is %s, then the rule is read', (text, rule) => {
+    expect(parseRateRule(text)).toEqual(rule);
+  });
+
+  it.each(['600', '600/500ms', '600/0s', '600/25h', '0/1m', '2000000/1m', '1.5/1m', 'many/1m', ''])(
+    'when the text is "%s", then it is refused',
+    (text) => {
+      expect(parseRateRule(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('parseRateLimits', () => {
+  it('when every variable is good, then classes set to 0 or off have no rule', () => {
+    expect(parseRateLimits(texts)).toEqual({
+      ingest: { limit: 6000, windowMs: 60_000 },
+      search: { limit: 600, windowMs: 60_000 },
+      operator: { limit: 600, windowMs: 60_000 },
+      archive: { limit: 120, windowMs: 60_000 },
+    });
+  });
+
+  it('when variables are bad, then one error names each with its value and the rule', () => {
+    expect(() => parseRateLimits({ ...texts, search: '600', admin: '5/500ms' })).toThrow(
+      /GATEWAY_RATE_LIMIT_SEARCH=600 \(<requests>\/<window>.*\)\nGATEWAY_RATE_LIMIT_ADMIN=5\/500ms/,
+    );
+  });
+});
+
+describe('routeClassOf', () => {
+  it('when a route asks a scope, then its class follows it; no scope is admin', () => {
+    expect(routeClassOf('ingest')).toBe('ingest');
+    expect(routeClassOf('search')).toBe('search');
+    expect(routeClassOf('operator')).toBe('operator');
+    expect(routeClassOf('archive:read')).toBe('archive');
+    expect(routeClassOf('archive:write')).toBe('archive');
+    expect(routeClassOf('data:delete')).toBe('archive');
+    expect(routeClassOf('metrics')).toBe('admin');
+    expect(routeClassOf(undefined)).toBe('admin');
+  });
+});
+
+describe('createRateLimits', () => {
+  it('when a class has no rule, then it is not counted; classes are counted apart', () => {
+    const limits = createRateLimits({ ingest: { limit: 1, windowMs: 60_000 } });
+    expect(limits.check('search', 'tok')).toBeUndefined();
+    expect(limits.check('ingest', 'tok')).toMatchObject({ allowed: true, routeClass: 'ingest' });
+    expect(limits.check('ingest', 'tok')).toMatchObject({ allowed: false, resetSeconds: 60 });
+  });
+});
+
+describe('peerKey', () => {
+  it.each([
+    ['192.0.2.7', '192.0.2.7'],
+    ['::ffff:192.0.2.7', '192.0.2.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff::1', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    [undefined, 'unknown'],
+  ])('when the peer is %s, then its key is %s', (address, key) => {
+    expect(peerKey(address)).toBe(key);
+  });
+});
