@@ -100,8 +100,8 @@ export const gatewayConfigSpec = defineConfig({
   rateLimitIngest: {
     env: 'GATEWAY_RATE_LIMIT_INGEST',
     kind: 'string',
-    default: '6000/1m',
-    doc: 'Most POST /add per token per window on this gateway (429 past it, with Retry-After and the RateLimit headers): `<requests>/<window>` (window in s, m or h, whole seconds, 1s to 24h), or 0 / off for none. A producer sends a batch every few seconds; 100 a second is far above it and below what floods a gateway',
+    default: '60000/1m',
+    doc: 'Most POST /add per token per window on this gateway (429 past it, with Retry-After and the RateLimit headers): `<requests>/<window>` (window in s, m or h, whole seconds, 1s to 24h), or 0 / off for none. 1,000 a second: a fleet sharing one GATEWAY_TOKENS token, each desktop sending a batch every second or so, stays under it (a token per desktop can be held far lower)',
   },
   rateLimitSearch: {
     env: 'GATEWAY_RATE_LIMIT_SEARCH',
@@ -118,13 +118,13 @@ export const gatewayConfigSpec = defineConfig({
   rateLimitArchive: {
     env: 'GATEWAY_RATE_LIMIT_ARCHIVE',
     kind: 'string',
-    default: '120/1m',
-    doc: 'Most archive and data-delete requests (/archive/*, /data/*) per token per window on this gateway (same form): 2 a second, far above a settings page polling the status',
+    default: '600/1m',
+    doc: 'Most archive and data-delete requests (/archive/*, /data/*) per token per window on this gateway (same form): 10 a second, so several dashboards sharing a token can poll the status every second',
   },
   rateLimitAdmin: {
     env: 'GATEWAY_RATE_LIMIT_ADMIN',
     kind: 'string',
-    default: '120/1m',
+    default: '600/1m',
     doc: 'Most requests to other token-checked routes (GET /auth/whoami, and any route asking the metrics scope) per token per window on this gateway (same form)',
   },
   rateLimitUnauthenticated: {

@@ -5,6 +5,7 @@ import {
   peerKey,
   routeClassOf,
 } from './rate-limits';
+import { gatewayConfigSpec as spec } from '../config';
 
 const texts = {
   ingest: '6000/1m',
@@ -86,5 +87,26 @@ describe('peerKey', () => {
     [undefined, 'unknown'],
   ])('when the peer is %s, then its key is %s', (address, key) => {
     expect(peerKey(address)).toBe(key);
+  });
+});
+
+describe('the defaults', () => {
+  it('when the gateway runs on its defaults, then every class has a rule, ingest the loosest', () => {
+    const rules = parseRateLimits({
+      ingest: spec.rateLimitIngest.default,
+      search: spec.rateLimitSearch.default,
+      operator: spec.rateLimitOperator.default,
+      archive: spec.rateLimitArchive.default,
+      admin: spec.rateLimitAdmin.default,
+      unauthenticated: spec.rateLimitUnauthenticated.default,
+    });
+    expect(rules).toEqual({
+      ingest: { limit: 60_000, windowMs: 60_000 },
+      search: { limit: 600, windowMs: 60_000 },
+      operator: { limit: 600, windowMs: 60_000 },
+      archive: { limit: 600, windowMs: 60_000 },
+      admin: { limit: 600, windowMs: 60_000 },
+      unauthenticated: { limit: 60, windowMs: 60_000 },
+    });
   });
 });
