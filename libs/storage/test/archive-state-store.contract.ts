@@ -1,5 +1,6 @@
 import type { ArchiveStateStore } from '@screenfleet/storage';
 import { initialArchiveState, type ArchiveState } from '@screenfleet/contracts';
+import { storesPerTest } from './contract-support';
 
 /** What an adapter's test file hands the contract: one empty place, opened as often as needed. */
 export interface ArchiveStateStoreFixture {
@@ -29,22 +30,7 @@ export function describeArchiveStateStoreContract(
   makeFixture: () => Promise<ArchiveStateStoreFixture>,
 ): void {
   describe(`ArchiveStateStore contract: ${name}`, () => {
-    let fixture: ArchiveStateStoreFixture;
-    const opened: ArchiveStateStore[] = [];
-    function open(): ArchiveStateStore {
-      const store = fixture.open();
-      opened.push(store);
-      return store;
-    }
-
-    beforeEach(async () => {
-      fixture = await makeFixture();
-    });
-
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close();
-      await fixture.cleanup();
-    });
+    const { open } = storesPerTest(makeFixture);
 
     describe('state', () => {
       it('when nothing is stored, then load stores the initial state and returns it', async () => {

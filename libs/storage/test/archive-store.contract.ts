@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError, StoreUnavailableError, ValidationError } from '@screenfleet/contracts';
 import { ChecksumMismatchError, type ArchiveObject, type ArchiveStore } from '@screenfleet/storage';
+import { rejection } from './contract-support';
 
 /** What an adapter's test file hands the contract: an empty store and ways to misuse it. */
 export interface ArchiveStoreFixture {
@@ -27,15 +28,6 @@ async function listAll(store: ArchiveStore, prefix: string): Promise<ArchiveObje
   const objects: ArchiveObject[] = [];
   for await (const object of store.list(prefix)) objects.push(object);
   return objects;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection, but it resolved');
-    },
-    (error: unknown) => error,
-  );
 }
 
 const escapingKeys = [

@@ -7,6 +7,7 @@ import {
   type AuditRow,
   type AuditStore,
 } from '@screenfleet/storage';
+import { rejection, storesPerTest } from './contract-support';
 
 /** What an adapter's test file hands the contract: one empty place, opened as often as needed. */
 export interface AuditStoreFixture {
@@ -73,15 +74,6 @@ async function allPages(
   return pages;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection, but it resolved');
-    },
-    (error: unknown) => error,
-  );
-}
-
 /**
  * What every AuditStore adapter must do (the port's doc comments in src/audit-store.ts are the
  * contract). `makeFixture` returns an empty place each time.
@@ -91,22 +83,7 @@ export function describeAuditStoreContract(
   makeFixture: () => Promise<AuditStoreFixture>,
 ): void {
   describe(`AuditStore contract: ${name}`, () => {
-    let fixture: AuditStoreFixture;
-    const opened: AuditStore[] = [];
-    function open(): AuditStore {
-      const store = fixture.open();
-      opened.push(store);
-      return store;
-    }
-
-    beforeEach(async () => {
-      fixture = await makeFixture();
-    });
-
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close();
-      await fixture.cleanup();
-    });
+    const { open } = storesPerTest(makeFixture);
 
     it('when rows are inserted, then another connection reads every field back intact, Dates as Dates and details as given', async () => {
       const store = open();

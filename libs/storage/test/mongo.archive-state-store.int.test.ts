@@ -3,6 +3,7 @@ import { createMongoArchiveStateStore, type ArchiveStateStore } from '@screenfle
 import { MongoClient } from 'mongodb';
 import { databaseName, killMongo, mongoUrl, startMongo } from '../../../test/services';
 import { buildState, describeArchiveStateStoreContract } from './archive-state-store.contract';
+import { rejection } from './contract-support';
 
 const database = databaseName('archive_state');
 let places = 0;
@@ -20,15 +21,6 @@ function makeStore(
       ? {}
       : { serverSelectionTimeoutMS: extra.serverSelectionTimeoutMS }),
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection, but it resolved');
-    },
-    (error: unknown) => error,
-  );
 }
 
 afterAll(async () => {

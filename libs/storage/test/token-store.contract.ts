@@ -7,6 +7,7 @@ import type {
   StoredToken,
   TokenStore,
 } from '@screenfleet/storage';
+import { rejection, storesPerTest } from './contract-support';
 
 /** What an adapter's test file hands the contract: one empty place, opened as often as needed. */
 export interface TokenStoreFixture {
@@ -60,15 +61,6 @@ export function buildCode(overrides: Partial<NewEnrolmentCode> = {}): NewEnrolme
 const tokenFor = (device: string) => (code: EnrolmentCode) =>
   buildToken({ name: `${code.name}: ${device}`, scopes: code.scopes, devices: [device] });
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection, but it resolved');
-    },
-    (error: unknown) => error,
-  );
-}
-
 /**
  * What every TokenStore adapter must do (the port's doc comments in src/token-store.ts are the
  * contract). `makeFixture` returns an empty place each time.
@@ -78,22 +70,7 @@ export function describeTokenStoreContract(
   makeFixture: () => Promise<TokenStoreFixture>,
 ): void {
   describe(`TokenStore contract: ${name}`, () => {
-    let fixture: TokenStoreFixture;
-    const opened: TokenStore[] = [];
-    function open(): TokenStore {
-      const store = fixture.open();
-      opened.push(store);
-      return store;
-    }
-
-    beforeEach(async () => {
-      fixture = await makeFixture();
-    });
-
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await store.close();
-      await fixture.cleanup();
-    });
+    const { open, fixture } = storesPerTest(makeFixture);
 
     describe('tokens', () => {
       it('when tokens are inserted, then another connection lists them oldest first with every field intact, Dates as Dates', async () => {
@@ -422,7 +399,7 @@ export function describeTokenStoreContract(
       }));
       expect(enrolled.ok).toBe(true);
 
-      const stored = await fixture.storedText();
+      const stored = await fixture().storedText();
 
       expect(stored).toContain(sha256(secret));
       expect(stored).toContain(sha256(codeSecret));
