@@ -31,6 +31,10 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
   const start = Date.now();
   const oldAt = (i: number) => new Date(start - 40 * DAY_MS + i * 1000).toISOString();
   const oldItems = Array.from({ length: 5 }, (_, i) => buildItem(i, { timestamp: oldAt(i) }));
+  // Client times an hour ago, on a whole minute: inside the retention days whatever the date (a
+  // fixed date ages into the archive's pending count a week later).
+  const recent = Math.floor((start - 3_600_000) / 60_000) * 60_000;
+  const isoAt = (ms: number) => new Date(ms).toISOString();
 
   beforeAll(async () => {
     system = await startSystem(mode, {
@@ -47,7 +51,8 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
   it('when a batch is posted, then every item is stored with its fields, once, even when posted again', async () => {
     const items = [
       buildItem(1, {
-        timestamp: '2026-11-22T18:00:01.5+08:00',
+        // The same instant written at +08:00, with one digit of fraction.
+        timestamp: isoAt(recent + 1500 + 8 * 3_600_000).replace('.500Z', '.5+08:00'),
         ocr_results: [
           { text: 'hello', confidence: 0.75, text_json: '[{"t":1}]', ocr_engine: 'tesseract' },
         ],
@@ -86,7 +91,7 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
     const firstDoc = stored.find((doc) => doc.ocr_results[0]?.text === 'hello');
     expect(firstDoc).toMatchObject({
       content_type: 'frames',
-      timestamp: new Date('2026-11-22T10:00:01.500Z'),
+      timestamp: new Date(recent + 1500),
       timestamp_source: 'client',
       file_path: items[0]!.file_path,
       app_name: 'Code',
@@ -115,9 +120,9 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
     for (const data of [
       { transcription: 'ship it', transcription_engine: 'whisper' },
       { transcription: 'ship it', transcription_engine: 'whisper' },
-      { transcription: 'yes', timestamp: '2026-11-22T10:00:00Z' },
-      { transcription: 'yes', timestamp: '2026-11-22T10:00:00Z' },
-      { transcription: 'yes', timestamp: '2026-11-22T10:05:00Z' },
+      { transcription: 'yes', timestamp: isoAt(recent).replace('.000Z', 'Z') },
+      { transcription: 'yes', timestamp: isoAt(recent).replace('.000Z', 'Z') },
+      { transcription: 'yes', timestamp: isoAt(recent + 300_000).replace('.000Z', 'Z') },
     ]) {
       expect((await spoken(data)).status).toBe(200);
     }
@@ -133,8 +138,8 @@ describe.each(modes)('the HTTP API in %s mode', (mode) => {
         .sort(),
     ).toEqual([
       ['ship it', 'received', expect.any(String)],
-      ['yes', 'client', '2026-11-22T10:00:00.000Z'],
-      ['yes', 'client', '2026-11-22T10:05:00.000Z'],
+      ['yes', 'client', isoAt(recent)],
+      ['yes', 'client', isoAt(recent + 300_000)],
     ]);
     expect(stored.length).toBeGreaterThanOrEqual(3);
   });

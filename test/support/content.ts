@@ -18,8 +18,15 @@ export function ocrText(seed: number, length = 300): string {
   return text.slice(0, length);
 }
 
+/**
+ * Items' times: six hours before this module loaded, on a whole minute, a second per seed. Recent,
+ * so inside any archive retention (a fixed date aged into the pending counts a week later), and
+ * the same for a seed throughout one test file.
+ */
+const FIRST_ITEM_MS = Math.floor((Date.now() - 6 * 3_600_000) / 60_000) * 60_000;
+
 export function buildItem(seed: number, overrides: Record<string, unknown> = {}) {
-  const at = new Date(Date.UTC(2026, 10, 22, 10, 0, 0) + seed * 1000);
+  const at = new Date(FIRST_ITEM_MS + seed * 1000);
   return {
     file_path: `/captures/monitor_1/${at.toISOString()}.mp4`,
     timestamp: at.toISOString().replace('.000Z', 'Z'),
