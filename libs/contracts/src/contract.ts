@@ -1,3 +1,4 @@
+import type { Scope } from './scopes';
 import type { Validator } from './validate';
 
 /**
@@ -17,8 +18,8 @@ export type Json =
   null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-export type ApiScope =
-  'ingest' | 'operator' | 'archive:read' | 'archive:write' | 'search' | 'data:delete';
+/** The scopes routes ask (`metrics` is the ops port's). */
+export type ApiScope = Exclude<Scope, 'metrics'>;
 export type ErrorStatus =
   400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 502 | 503 | 504;
 
@@ -37,7 +38,7 @@ export interface QueryParameter {
 
 /** One route as the gateway serves it: what no schema can say. */
 export interface ApiOperation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   operationId: string;
   tag: 'ingest' | 'search' | 'fleet' | 'operator' | 'archive' | 'data' | 'auth' | 'meta';
@@ -51,7 +52,8 @@ export interface ApiOperation {
   parameters?: readonly QueryParameter[];
   /** Path parameters, one per `{name}` in `path`. */
   pathParameters?: readonly QueryParameter[];
-  response: { schema: object | null; description: string; example?: Json };
+  /** `status`: the success status, 200 unless said (201 for what a POST creates). */
+  response: { schema: object | null; description: string; example?: Json; status?: 200 | 201 };
   errors: readonly ErrorStatus[];
 }
 

@@ -1,6 +1,7 @@
 import type { ApiOperation, Contract } from './contract';
 import { addContract } from './http/add.route';
 import { archiveContract } from './http/archive.routes';
+import { auditContract } from './http/audit.route';
 import { commonContract } from './http/common.contract';
 import { dataDeleteContract } from './http/data-delete.routes';
 import { devicesContract } from './http/devices.routes';
@@ -8,13 +9,16 @@ import { healthContract } from './http/health.route';
 import { openApiContract } from './http/openapi.route';
 import { operatorContract } from './http/operator.routes';
 import { searchContract } from './http/search.route';
+import { tokensContract } from './http/tokens.routes';
 import { whoAmIContract } from './http/whoami.route';
 import { archiveMessagesContract } from './messages/archive.messages';
+import { auditMessagesContract } from './messages/audit.messages';
 import { contentBatchContract } from './messages/content-batch.message';
 import { devicesMessagesContract } from './messages/devices.messages';
 import { envelopeContract } from './messages/envelope';
 import { operatorMessagesContract } from './messages/operator.messages';
 import { searchMessagesContract } from './messages/search.messages';
+import { tokensMessagesContract } from './messages/tokens.messages';
 
 /**
  * Every contract module, routes in the order the document lists them. The registries below are
@@ -30,6 +34,8 @@ const contracts = [
   devicesContract,
   healthContract,
   whoAmIContract,
+  tokensContract,
+  auditContract,
   openApiContract,
   envelopeContract,
   contentBatchContract,
@@ -37,6 +43,8 @@ const contracts = [
   searchMessagesContract,
   archiveMessagesContract,
   devicesMessagesContract,
+  tokensMessagesContract,
+  auditMessagesContract,
 ] as const;
 
 type Contracts = (typeof contracts)[number];

@@ -31,6 +31,10 @@ export const exchangeNames = {
   captureDead: 'capture.dead',
   operator: 'operator',
   operatorPresence: 'operator.presence',
+  /** tokens.changed events (ADR 0019): every gateway reads every one from its stream. */
+  tokensEvents: 'tokens.events',
+  /** Audited facts the gateway publishes (ADR 0019). */
+  audit: 'audit',
 } as const;
 
 export const queueNames = {
@@ -44,6 +48,11 @@ export const queueNames = {
   archiveRpc: 'archive.rpc.v2',
   searchRpc: 'search.rpc.v2',
   operatorPresence: 'operator.presence',
+  /** Token administration and the gateways' snapshots, served by the ingest workers (ADR 0019). */
+  tokensRpc: 'tokens.rpc.v1',
+  tokensEvents: 'tokens.events',
+  /** Audit rows to write, consumed by the ingest workers. */
+  audit: 'audit.v1',
 } as const;
 
 /**
@@ -75,6 +84,8 @@ export const topology: Topology = {
     { name: exchangeNames.captureDead, type: 'fanout' },
     { name: exchangeNames.operator, type: 'direct' },
     { name: exchangeNames.operatorPresence, type: 'fanout' },
+    { name: exchangeNames.tokensEvents, type: 'fanout' },
+    { name: exchangeNames.audit, type: 'fanout' },
   ],
   // Every shared queue is replicated: quorum queues (or a stream). On a cluster the broker gives
   // each one replicas on three nodes (RabbitMQ's default group size, quorum_cluster_size = 3,
@@ -110,6 +121,17 @@ export const topology: Topology = {
         'x-max-length-bytes': 50_000_000,
       },
     },
+    // Token administration and the gateways' snapshots: as search.rpc.
+    { name: queueNames.tokensRpc, arguments: { 'x-queue-type': 'quorum' } },
+    // tokens.changed: a stream for the presence stream's reason (every gateway reads every
+    // event, no queue per gateway). An event is worth something for a second; a gateway that
+    // was away loads a snapshot on its reconnect anyway.
+    {
+      name: queueNames.tokensEvents,
+      arguments: { 'x-queue-type': 'stream', 'x-max-age': '1m', 'x-max-length-bytes': 10_000_000 },
+    },
+    // Audit rows on their way to the store: held until a worker wrote them.
+    { name: queueNames.audit, arguments: { 'x-queue-type': 'quorum' } },
   ],
   bindings: [
     { queue: queueNames.ingestContent, exchange: exchangeNames.capture, routingKey: 'content.#' },
@@ -119,6 +141,8 @@ export const topology: Topology = {
       exchange: exchangeNames.operatorPresence,
       routingKey: '',
     },
+    { queue: queueNames.tokensEvents, exchange: exchangeNames.tokensEvents, routingKey: '' },
+    { queue: queueNames.audit, exchange: exchangeNames.audit, routingKey: '' },
   ],
 };
 

@@ -18,6 +18,12 @@ export const messageTypes = [
   'search.reply',
   'devices.request',
   'devices.reply',
+  'tokens.request',
+  'tokens.reply',
+  'tokens.changed',
+  'audit.record',
+  'audit.request',
+  'audit.reply',
 ] as const;
 
 export type MessageType = (typeof messageTypes)[number];

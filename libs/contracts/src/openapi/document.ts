@@ -25,6 +25,8 @@ const scopeText: Record<ApiScope | 'any', string> = {
     'Scope `search`; tokenless from loopback when GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK=true.',
   'data:delete':
     'Scope `data:delete`; always needs a token (never granted by the tokenless loopback switch).',
+  'tokens:admin': 'Scope `tokens:admin`; always needs a token.',
+  'audit:read': 'Scope `audit:read`; always needs a token.',
 };
 
 /** Component schema -> its `$ref`: the document names a schema, never repeats it. */
@@ -44,7 +46,7 @@ function schemaRef(schema: object, where: string): JsonObject {
 function operationObject(operation: ApiOperation): JsonObject {
   const route = `${operation.method.toUpperCase()} ${operation.path}`;
   const responses: JsonObject = {
-    200: {
+    [operation.response.status ?? 200]: {
       description: operation.response.description,
       content: {
         'application/json': {

@@ -14,7 +14,7 @@ export type RouteClass = (typeof routeClasses)[number];
 /**
  * The class a route is counted in, from the scope it asks. The archive and the deletes share
  * one (the same worker does them, and both are rare); `metrics` and routes that ask no scope
- * (GET /auth/whoami) are 'admin'. 'unauthenticated' is for requests without a valid token.
+ * (GET /auth/whoami) are 'admin', as token administration and the audit trail are. 'unauthenticated' is for requests without a valid token.
  */
 export function routeClassOf(scope: Scope | undefined): Exclude<RouteClass, 'unauthenticated'> {
   switch (scope) {
@@ -27,6 +27,8 @@ export function routeClassOf(scope: Scope | undefined): Exclude<RouteClass, 'una
     case 'data:delete':
       return 'archive';
     case 'metrics':
+    case 'tokens:admin':
+    case 'audit:read':
     case undefined:
       return 'admin';
   }

@@ -1,16 +1,7 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import { limits } from '@screenfleet/contracts';
+import { limits, scopes, type Scope } from '@screenfleet/contracts';
 
-export const scopes = [
-  'ingest',
-  'search',
-  'operator',
-  'archive:read',
-  'archive:write',
-  'data:delete',
-  'metrics',
-] as const;
-export type Scope = (typeof scopes)[number];
+export { scopes, type Scope } from '@screenfleet/contracts';
 
 export interface TokenGrant {
   /** Shown in logs and audit lines; never the secret. */
