@@ -39,6 +39,7 @@ export * from './messages/devices.messages';
 export * from './messages/tokens.messages';
 export * from './messages/audit.messages';
 export * from './scopes';
+export * from './token-secrets';
 export { validators, apiOperations, type ComponentName } from './registry';
 export type { ApiOperation, ApiScope, Contract } from './contract';
 export { toFieldErrors, type Validator } from './validate';
