@@ -7,3 +7,4 @@ export {
   type EmbeddedOptions,
   type StartInProcess,
 } from './embedded';
+export { signalTokensChanged, watchTokensChanged } from './tokens-changed-file';
