@@ -527,11 +527,12 @@ function RevokeQuestion({
   consequence: string;
 }) {
   const { pending } = revoke;
+  const titleId = `revoke-${what.replace(/\W+/g, '-')}-title`;
   return (
     <Fragment>
       {pending ? (
-        <div class="note warning confirm" role="group" aria-labelledby={`revoke-${what}-title`}>
-          <h3 id={`revoke-${what}-title`} tabIndex={-1} ref={revoke.heading}>
+        <div class="note warning confirm" role="group" aria-labelledby={titleId}>
+          <h3 id={titleId} tabIndex={-1} ref={revoke.heading}>
             Revoke the {what} “{pending.name}” ({pending.id})?
           </h3>
           <p>{consequence} This cannot be undone.</p>
