@@ -20,6 +20,8 @@ export interface Api {
   get<T>(path: string, query?: URLSearchParams): Promise<T>;
   /** No `body`: none is sent (POST /archive/run reads none). */
   post<T>(path: string, body?: unknown): Promise<T>;
+  /** DELETE /tokens/{id} and the like: no body either way but the answer's. */
+  delete<T>(path: string): Promise<T>;
 }
 
 /**
@@ -28,7 +30,11 @@ export interface Api {
  * hears every 401 (a token revoked while the page was open), so the page can ask for another.
  */
 export function createApi(token: string | undefined, onUnauthorized?: () => void): Api {
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async function call<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -53,6 +59,7 @@ export function createApi(token: string | undefined, onUnauthorized?: () => void
   return {
     get: (path, query) => call('GET', query && query.size > 0 ? `${path}?${query}` : path),
     post: (path, body) => call('POST', path, body),
+    delete: (path) => call('DELETE', path),
   };
 }
 

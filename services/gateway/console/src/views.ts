@@ -2,10 +2,12 @@ import type { VNode } from './vendor/preact.js';
 import { fleetScope } from './fleet.js';
 import type { Scope } from './session.js';
 import { ArchiveView } from './views/archive.view.js';
+import { AuditView } from './views/audit.view.js';
 import { DeviceView } from './views/device.view.js';
 import { FleetView } from './views/fleet.view.js';
 import { OperatorView } from './views/operator.view.js';
 import { SearchView } from './views/search.view.js';
+import { TokensView } from './views/tokens.view.js';
 import type { ViewProps } from './views/view-props.js';
 
 export interface ConsoleView {
@@ -29,4 +31,6 @@ export const consoleViews: readonly ConsoleView[] = [
   { id: 'search', title: 'Search', scope: 'search', nav: true, component: SearchView },
   { id: 'archive', title: 'Archive', scope: 'archive:read', nav: true, component: ArchiveView },
   { id: 'operator', title: 'Operator', scope: 'operator', nav: true, component: OperatorView },
+  { id: 'tokens', title: 'Tokens', scope: 'tokens:admin', nav: true, component: TokensView },
+  { id: 'audit', title: 'Audit', scope: 'audit:read', nav: true, component: AuditView },
 ];
