@@ -12,8 +12,14 @@ import {
 } from '@screenfleet/contracts';
 import type { Bus, Subscription } from '@screenfleet/bus';
 import type { BackoffOptions, Logger, Registry } from '@screenfleet/runtime';
-import type { ArchiveStateStore, ArchiveStore, ContentStore } from '@screenfleet/storage';
+import type {
+  ArchiveStateStore,
+  ArchiveStore,
+  AuditStore,
+  ContentStore,
+} from '@screenfleet/storage';
 import { createArchiveCommands } from './domain/archive-commands';
+import { createAuditRetention } from './domain/audit-retention';
 import { createArchiver, type PassStep } from './domain/archive-pass';
 import { toArchiveStatus } from './domain/archive-status';
 import { createPendingCounter } from './domain/pending-counter';
@@ -67,6 +73,14 @@ export interface ArchiveWorkerDeps {
     'put' | 'verify' | 'size' | 'list' | 'get' | 'delete' | 'removeUnfinished' | 'ensureReady'
   >;
   state: ArchiveStateStore;
+  /**
+   * The audit rows, whose expired ones the lease holder deletes (AUDIT_RETENTION_DAYS); absent:
+   * no audit retention (the archive's own tests). Given with auditRetentionDays.
+   */
+  audit?: Pick<AuditStore, 'deleteOlderThan'>;
+  auditRetentionDays?: number;
+  /** Rows per audit delete (tests make it small); default AUDIT_DELETE_CHUNK_ROWS. */
+  auditChunkRows?: number;
   media?: MediaFiles;
   /** Puts media files back on restore; absent: they stay in the archive. */
   mediaWriter?: MediaWriter;
@@ -147,7 +161,21 @@ export function createArchiveWorker(deps: ArchiveWorkerDeps) {
       },
     },
   });
+  const auditRetention = deps.audit && auditRetentionOf(deps.audit);
+  function auditRetentionOf(audit: Pick<AuditStore, 'deleteOlderThan'>) {
+    if (deps.auditRetentionDays === undefined) {
+      throw new TypeError('the archive worker got an audit store without auditRetentionDays');
+    }
+    return createAuditRetention({
+      audit,
+      retentionDays: deps.auditRetentionDays,
+      now,
+      ...(deps.auditChunkRows ? { chunkRows: deps.auditChunkRows } : {}),
+      observer: { rowsDeleted: (count) => metrics.auditRowsDeleted.inc(count) },
+    });
+  }
   const loop = createArchiveLoop({
+    ...(auditRetention ? { auditRetention } : {}),
     archiver,
     commands,
     leases: state,

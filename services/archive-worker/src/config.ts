@@ -144,6 +144,14 @@ export const archiveConfigSpec = defineConfig({
     default: 30_000,
     doc: 'Lease of the active worker; another takes over this long after it dies',
   },
+  auditRetentionDays: {
+    env: 'AUDIT_RETENTION_DAYS',
+    kind: 'integer',
+    min: 1,
+    max: 3650,
+    default: 90,
+    doc: 'Audit rows older than this many days are deleted by the archive worker',
+  },
   retryInitial: {
     env: 'ARCHIVE_RETRY_INITIAL',
     kind: 'duration',

@@ -96,6 +96,11 @@ export function createArchiveMetrics(
       labelNames: ['action', 'outcome'] as const,
       registers,
     }),
+    auditRowsDeleted: new Counter({
+      name: 'archive_audit_rows_deleted_total',
+      help: 'Audit rows deleted for being older than AUDIT_RETENTION_DAYS',
+      registers,
+    }),
     leaseHeld: new Gauge({
       name: 'archive_lease_held',
       help: '1 while this worker holds the archive lease',

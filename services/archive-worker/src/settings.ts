@@ -8,7 +8,7 @@ import { createLocalMediaFiles, createLocalMediaWriter } from './local-media-fil
 /** What createArchiveWorker takes besides its stores, the bus, the logger and the registry. */
 export type ArchiveWorkerSettings = Omit<
   ArchiveWorkerDeps,
-  'bus' | 'content' | 'archive' | 'state' | 'logger' | 'registry'
+  'bus' | 'content' | 'archive' | 'state' | 'audit' | 'logger' | 'registry'
 >;
 
 /**
@@ -37,6 +37,7 @@ export function archiveWorkerSettings(
       storage_limit: config.storageLimit,
     },
     chunkSize: config.chunkSize,
+    auditRetentionDays: config.auditRetentionDays,
     intervalMs: config.interval,
     leaseTtlMs: config.leaseTtl,
     retry: { initialMs: config.retryInitial, maxMs: config.retryMax },

@@ -19,6 +19,7 @@ export const archiveWorkerService: Service<
     const settings = archiveWorkerSettings(config, ports.identity);
     const content = await ports.contentStore();
     const state = await ports.archiveStateStore();
+    const audit = await ports.auditStore();
     const archive = openArchiveStore(config);
     onStop('close the archive store', () => archive.close());
     const bus = await ports.bus({ topology });
@@ -27,6 +28,7 @@ export const archiveWorkerService: Service<
       content,
       archive,
       state,
+      audit,
       logger,
       registry,
       ...settings,

@@ -7,13 +7,16 @@ import { createLogger, Registry, waitFor, WaitTimeoutError } from '@screenfleet/
 import {
   createFilesystemArchiveStore,
   createMongoArchiveStateStore,
+  createMongoAuditStore,
   createMongoContentStore,
   createS3ArchiveStore,
   createSqliteArchiveStateStore,
+  createSqliteAuditStore,
   createSqliteContentStore,
   openSqliteDatabase,
   type ArchiveStateStore,
   type ArchiveStore,
+  type AuditStore,
   type ContentDocument,
   type ContentStore,
 } from '@screenfleet/storage';
@@ -71,6 +74,8 @@ export interface Stores {
   content: ContentStore;
   archive: ArchiveStore;
   state: ArchiveStateStore;
+  /** The audit rows, in the same database or file (the worker's audit retention). */
+  audit: AuditStore;
   /** The Mongo database's name, or the embedded mode's SQLite file. */
   database: string;
   s3?: { bucket: string; prefix: string };
@@ -91,6 +96,7 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
   });
   await content.ensureIndexes();
   const state = createMongoArchiveStateStore({ url: mongoUrl(), database });
+  const audit = createMongoAuditStore({ url: mongoUrl(), database });
   let archive: ArchiveStore;
   let s3: Stores['s3'];
   let dir: string | undefined;
@@ -117,11 +123,13 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
     content,
     archive,
     state,
+    audit,
     database,
     ...(s3 ? { s3 } : {}),
     ...(dir ? { dir } : {}),
     async close() {
       await archive.close();
+      await audit.close();
       await state.close();
       await content.close();
       const client = new MongoClient(mongoUrl());
@@ -135,7 +143,7 @@ export async function openStores(kind: 's3' | 'fs' = 's3'): Promise<Stores> {
 }
 
 /**
- * The embedded mode's stores: one SQLite file (content and state, each store on its own
+ * The embedded mode's stores: one SQLite file (content, state and audit, each store on its own
  * connection, as a second process would have) and a filesystem archive, in a temp data dir.
  */
 export async function openEmbeddedStores(): Promise<Stores> {
@@ -145,17 +153,21 @@ export async function openEmbeddedStores(): Promise<Stores> {
   const stateDb = await openSqliteDatabase(file);
   const content = createSqliteContentStore({ database: contentDb });
   const state = createSqliteArchiveStateStore({ database: stateDb });
+  const auditDb = await openSqliteDatabase(file);
+  const audit = createSqliteAuditStore({ database: auditDb });
   const archive = createFilesystemArchiveStore({ root: path.join(dir, 'archive') });
   await archive.ensureReady();
   return {
     content,
     archive,
     state,
+    audit,
     database: file,
     dir: path.join(dir, 'archive'),
     dataDir: dir,
     async close() {
       await archive.close();
+      await auditDb.close();
       await stateDb.close();
       await contentDb.close();
       rmSync(dir, { recursive: true, force: true });

@@ -193,4 +193,40 @@ describe('archive loop', () => {
       await loop.stop();
     }
   });
+
+  it('when archiving is disabled, then the lease holder still deletes expired audit rows, and a worker without the lease does not', async () => {
+    const leases = memoryStateStore();
+    const archiver = {
+      takeOver: () => Promise.resolve(nothingToReconcile()),
+      runPass: () => Promise.reject(new Error('no pass while disabled')),
+    } as unknown as Archiver;
+    const commands = {
+      load: () => Promise.resolve({ run_requested_at: null, settings: { enabled: false } }),
+    } as unknown as ArchiveCommands;
+    const runs: string[] = [];
+    const retentionOf = (holder: string) => ({
+      runIfDue: async (mayContinue: () => Promise<boolean>) => {
+        if (await mayContinue()) runs.push(holder);
+        return 0;
+      },
+    });
+    const a = loopOf({ archiver, leases, commands, auditRetention: retentionOf('a') });
+    a.start();
+    try {
+      await waitFor(() => runs.length > 0, { timeoutMs: 5000, intervalMs: 5, what: 'a run' });
+      const b = loopOf({
+        archiver,
+        leases,
+        commands,
+        holderId: 'b',
+        auditRetention: retentionOf('b'),
+      });
+      b.start();
+      await sleep(100);
+      await b.stop();
+      expect(new Set(runs)).toEqual(new Set(['a']));
+    } finally {
+      await a.stop();
+    }
+  });
 });

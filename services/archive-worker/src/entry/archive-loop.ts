@@ -3,6 +3,7 @@ import type { ArchiveStateStore } from '@screenfleet/storage';
 import type { Archiver, PassReport } from '../domain/archive-pass';
 import { taskHolder } from '../domain/archive-task';
 import type { ArchiveCommands } from '../domain/archive-commands';
+import type { AuditRetention } from '../domain/audit-retention';
 import type { ArchiveMetrics } from '../metrics';
 
 export interface ArchiveLoopDeps {
@@ -16,6 +17,8 @@ export interface ArchiveLoopDeps {
   logger: Logger;
   metrics: ArchiveMetrics;
   now: () => Date;
+  /** Deletes expired audit rows while this worker holds the lease; absent: none. */
+  auditRetention?: Pick<AuditRetention, 'runIfDue'>;
 }
 
 /**
@@ -24,6 +27,10 @@ export interface ArchiveLoopDeps {
  * here or on another worker through the state). During a pass the holder renews the lease every
  * lease_ttl/3 too (a slow chunk must not let it expire), and again before each chunk, before it
  * records a chunk and before it deletes items; the pass stops when the lease is lost.
+ *
+ * The holder also deletes expired audit rows when due (domain/audit-retention.ts), before the
+ * reconcile and whether or not archiving is enabled; it needs no `task` lease (a restore or
+ * rekey never touches audit rows).
  *
  * A pass (and the reconcile on taking the lease) also holds the `task` lease, which restores and
  * rekeys take too, from any process: a pass due while one runs waits for the next tick (outcome
@@ -157,9 +164,21 @@ export function createArchiveLoop(deps: ArchiveLoopDeps) {
     }
   }
 
+  /** Its own failure is logged and leaves the pass alone; it is due again at the next tick. */
+  async function expireAudit(): Promise<void> {
+    if (!deps.auditRetention) return;
+    try {
+      const deleted = await deps.auditRetention.runIfDue(renew);
+      if (deleted) logger.info({ deleted }, 'audit rows past the retention deleted');
+    } catch (error) {
+      logger.warn({ err: error }, 'audit retention failed; tried again at the next tick');
+    }
+  }
+
   async function tick(): Promise<void> {
     try {
       if (!(await renew())) return;
+      await expireAudit();
       reconciled ||= await reconcile();
       if (!reconciled) return;
       const state = await deps.commands.load();
