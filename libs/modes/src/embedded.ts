@@ -9,7 +9,7 @@
  * the publish's Confirm; ADR 0007).
  */
 import path from 'node:path';
-import { topology } from '@screenfleet/contracts';
+import { createEnvelope, exchangeNames, topology } from '@screenfleet/contracts';
 import { createMemoryBus } from '@screenfleet/bus';
 import {
   ensurePrivateDir,
@@ -23,6 +23,7 @@ import {
 } from '@screenfleet/runtime';
 import type { Service, ServicePorts, ServiceRunning } from './service';
 import { storageAdapters } from './storage-adapters';
+import { watchTokensChanged } from './tokens-changed-file';
 
 /** The SQLite file in the data directory (DATA_DIR), where the commands find it too. */
 export const embeddedDatabaseFile = (dataDir: string) =>
@@ -103,6 +104,14 @@ export function runEmbedded(
         logger: host.logger,
       });
       host.onStop('close the in-process bus', () => bus.close());
+      // `npm run tokens` wrote the file's tokens: the gateway loads them again (ADR 0019).
+      const unwatch = watchTokensChanged(dataDir, () => {
+        const changed = createEnvelope('tokens.changed', { reason: 'cli' });
+        bus.publish(exchangeNames.tokensEvents, '', changed).catch((err: unknown) => {
+          host.logger.warn({ err }, 'could not announce a change of the tokens');
+        });
+      });
+      host.onStop('stop watching for token changes', () => Promise.resolve(unwatch()));
       const ports: ServicePorts = {
         // Starts the archive lease holder id (distributed: ARCHIVE_CONNECTION_NAME).
         identity: 'embedded',
