@@ -14,7 +14,7 @@ import {
   type ServiceContext,
   type ServiceHostOptions,
 } from '@screenfleet/runtime';
-import type { ArchiveStateStore, ContentStore } from '@screenfleet/storage';
+import type { ArchiveStateStore, AuditStore, ContentStore, TokenStore } from '@screenfleet/storage';
 import type { Service, ServicePorts, ServiceRunning } from './service';
 import { storageAdapters } from './storage-adapters';
 
@@ -99,19 +99,40 @@ function distributedPorts(
       onStop('close the state store', () => store.close());
       return store;
     },
+    async tokenStore(): Promise<TokenStore> {
+      const store = (await storageAdapters()).createMongoTokenStore(storeOptions());
+      onStop('close the token store', () => store.close());
+      return store;
+    },
+    async auditStore(): Promise<AuditStore> {
+      const store = (await storageAdapters()).createMongoAuditStore(storeOptions());
+      onStop('close the audit store', () => store.close());
+      return store;
+    },
     connected: () => bus?.isConnected() ?? false,
   };
 }
 
 /** The distributed mode's stores, for a command that works on them with no service around it. */
 export async function openDistributedStores(options: { url: string; database: string }) {
-  const { createMongoArchiveStateStore, createMongoContentStore } = await storageAdapters();
+  const {
+    createMongoArchiveStateStore,
+    createMongoAuditStore,
+    createMongoContentStore,
+    createMongoTokenStore,
+  } = await storageAdapters();
   const content = createMongoContentStore(options);
   const state = createMongoArchiveStateStore(options);
+  const tokens = createMongoTokenStore(options);
+  const audit = createMongoAuditStore(options);
   return {
     content,
     state,
+    tokens,
+    audit,
     async close() {
+      await audit.close();
+      await tokens.close();
       await state.close();
       await content.close();
     },

@@ -44,6 +44,9 @@ export async function openEmbeddedStores(file: string, options: { busyTimeoutMs?
     content: storage.createSqliteContentStore({ database }),
     state: storage.createSqliteArchiveStateStore({ database }),
     deadLetters: storage.createSqliteDeadLetters({ database }),
+    tokens: storage.createSqliteTokenStore({ database }),
+    audit: storage.createSqliteAuditStore({ database }),
+    // The stores on the shared database leave it open when closed: this closes it for all.
     close: () => database.close(),
   };
 }
@@ -107,6 +110,8 @@ export function runEmbedded(
         bus: () => Promise.resolve(bus),
         contentStore: () => Promise.resolve(stores.content),
         archiveStateStore: () => Promise.resolve(stores.state),
+        tokenStore: () => Promise.resolve(stores.tokens),
+        auditStore: () => Promise.resolve(stores.audit),
       };
       const announces: Array<(ops: { port: number }) => void> = [];
       const announce = await startServices(async (service) => {

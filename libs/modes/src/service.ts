@@ -1,7 +1,7 @@
 import type { Bus } from '@screenfleet/bus';
 import type { Topology } from '@screenfleet/contracts';
 import type { ConfigSpec, ServiceContext, SettingsConfig } from '@screenfleet/runtime';
-import type { ArchiveStateStore, ContentStore } from '@screenfleet/storage';
+import type { ArchiveStateStore, AuditStore, ContentStore, TokenStore } from '@screenfleet/storage';
 
 /** A queue an earlier topology declared, whose messages go to the current one. */
 export interface RetiredQueue {
@@ -37,6 +37,10 @@ export interface ServicePorts {
   bus(needs: BusNeeds): Promise<Bus>;
   contentStore(): Promise<ContentStore>;
   archiveStateStore(): Promise<ArchiveStateStore>;
+  /** Tokens and enrolment codes (docs/adr/0019), in the same store as the content. */
+  tokenStore(): Promise<TokenStore>;
+  /** Audit rows (docs/adr/0019), in the same store as the content. */
+  auditStore(): Promise<AuditStore>;
 }
 
 /** What a service gives back once it runs. */

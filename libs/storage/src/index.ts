@@ -73,7 +73,9 @@ export {
   type EnrolRefusal,
   type EnrolResult,
   type NewEnrolmentCode,
+  type RateLimitedRoute,
   type StoredToken,
+  type TokenRateLimits,
   type TokenStore,
   type TokenUse,
 } from './token-store';

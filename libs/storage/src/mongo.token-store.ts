@@ -8,6 +8,7 @@ import {
   type EnrolmentCode,
   type NewEnrolmentCode,
   type StoredToken,
+  type TokenRateLimits,
   type TokenStore,
 } from './token-store';
 
@@ -31,6 +32,8 @@ interface TokenDocument {
   created_at: Date;
   expires_at: Date | null;
   secret_hash: string;
+  /** Absent on a document stored before tokens had their own limits: read as null. */
+  rate_limits?: TokenRateLimits | null;
 }
 
 interface CodeDocument {
@@ -298,6 +301,7 @@ function tokenDocument(token: StoredToken): TokenDocument {
     created_at: token.createdAt,
     expires_at: token.expiresAt,
     secret_hash: token.secretHash,
+    rate_limits: token.rateLimits,
   };
 }
 
@@ -312,6 +316,7 @@ function tokenOf(document: TokenDocument, revokedAt?: Date, lastUsedAt?: Date): 
     lastUsedAt: lastUsedAt ?? null,
     revokedAt: revokedAt ?? null,
     secretHash: document.secret_hash,
+    rateLimits: document.rate_limits ?? null,
   };
 }
 

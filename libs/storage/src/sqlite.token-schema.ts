@@ -6,6 +6,7 @@ import {
   type EnrolRefusal,
   type NewEnrolmentCode,
   type StoredToken,
+  type TokenRateLimits,
 } from './token-store';
 
 type Statements = (sql: string) => Database.Statement;
@@ -31,7 +32,8 @@ export function tokenTables({ tokensTable, codesTable }: TokenTableNames): Token
 
 /**
  * Times in ms since the epoch (null: none); scopes and devices as JSON arrays (devices null: any
- * device). The hashes are unique: a second token with the same secret is refused.
+ * device), rate limits as a JSON object (null: the gateway's defaults). The hashes are unique: a
+ * second token with the same secret is refused.
  */
 export function ensureTokenSchema(db: Database.Database, t: TokenTables): void {
   db.exec(`
@@ -44,7 +46,8 @@ export function ensureTokenSchema(db: Database.Database, t: TokenTables): void {
       expires_at_ms INTEGER,
       last_used_at_ms INTEGER,
       revoked_at_ms INTEGER,
-      secret_hash TEXT NOT NULL UNIQUE
+      secret_hash TEXT NOT NULL UNIQUE,
+      rate_limits TEXT
     );
     CREATE TABLE IF NOT EXISTS ${t.codes} (
       id TEXT PRIMARY KEY NOT NULL,
@@ -58,13 +61,33 @@ export function ensureTokenSchema(db: Database.Database, t: TokenTables): void {
       revoked_at_ms INTEGER,
       code_hash TEXT NOT NULL UNIQUE
     );`);
+  addMissingColumn(db, t.tokens, 'rate_limits', 'rate_limits TEXT');
+}
+
+/**
+ * Adds a column to a table an earlier version created without it (CREATE TABLE IF NOT EXISTS
+ * leaves such a table as it is). A nullable column with no default: SQLite adds it without
+ * rewriting the rows, and the rows it had read it as NULL. The writer runs the schema step
+ * inside its transaction, so two processes starting at once cannot both add it.
+ */
+function addMissingColumn(
+  db: Database.Database,
+  table: string,
+  column: string,
+  definition: string,
+) {
+  const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+  if (!columns.some((existing) => existing.name === column)) {
+    db.exec(`ALTER TABLE ${table} ADD COLUMN ${definition}`);
+  }
 }
 
 // One row as a JSON object, so a reader connection answers a list in one row
 // (json_group_array) and the writer thread reads a row the same way.
 const tokenJson = `json_object('id', id, 'name', name, 'scopes', json(scopes),
   'devices', json(devices), 'created_at_ms', created_at_ms, 'expires_at_ms', expires_at_ms,
-  'last_used_at_ms', last_used_at_ms, 'revoked_at_ms', revoked_at_ms, 'secret_hash', secret_hash)`;
+  'last_used_at_ms', last_used_at_ms, 'revoked_at_ms', revoked_at_ms, 'secret_hash', secret_hash,
+  'rate_limits', json(rate_limits))`;
 const codeJson = `json_object('id', id, 'name', name, 'scopes', json(scopes),
   'device_pattern', device_pattern, 'uses', uses, 'uses_taken', uses_taken,
   'created_at_ms', created_at_ms, 'expires_at_ms', expires_at_ms, 'revoked_at_ms', revoked_at_ms,
@@ -80,6 +103,7 @@ interface TokenRow {
   last_used_at_ms: number | null;
   revoked_at_ms: number | null;
   secret_hash: string;
+  rate_limits: TokenRateLimits | null;
 }
 
 interface CodeRow {
@@ -109,6 +133,7 @@ function tokenOf(row: TokenRow): StoredToken {
     lastUsedAt: date(row.last_used_at_ms),
     revokedAt: date(row.revoked_at_ms),
     secretHash: row.secret_hash,
+    rateLimits: row.rate_limits,
   };
 }
 
@@ -188,7 +213,8 @@ export function insertToken(sql: Statements, t: TokenTables, token: StoredToken)
   if (taken) return taken;
   sql(
     `INSERT INTO ${t.tokens} (id, name, scopes, devices, created_at_ms, expires_at_ms,
-       last_used_at_ms, revoked_at_ms, secret_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       last_used_at_ms, revoked_at_ms, secret_hash, rate_limits)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     token.id,
     token.name,
@@ -199,6 +225,7 @@ export function insertToken(sql: Statements, t: TokenTables, token: StoredToken)
     ms(token.lastUsedAt),
     ms(token.revokedAt),
     token.secretHash,
+    token.rateLimits === null ? null : JSON.stringify(token.rateLimits),
   );
   return null;
 }

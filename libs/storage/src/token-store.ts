@@ -6,6 +6,17 @@
 
 import { ConflictError } from '@screenfleet/contracts';
 
+/** The route classes a gateway counts requests in (docs/adr/0019, "Rate limits are per gateway"). */
+export type RateLimitedRoute = 'ingest' | 'search' | 'operator' | 'archive' | 'admin';
+
+/**
+ * A token's own limits, per route class: at most `limit` requests per `windowMs`. A class left
+ * out gets the gateway's default; the store keeps them as given (the API checks them).
+ */
+export type TokenRateLimits = Partial<
+  Record<RateLimitedRoute, { limit: number; windowMs: number }>
+>;
+
 /** A stored API token. Dates are UTC, millisecond precision. */
 export interface StoredToken {
   /** `tok_` + 16 hex: public (lists, audit rows, revocation). */
@@ -23,6 +34,8 @@ export interface StoredToken {
   revokedAt: Date | null;
   /** Hex SHA-256 of the secret (the secret itself is never stored). */
   secretHash: string;
+  /** Its own rate limits; null: the gateway's defaults for every route class. */
+  rateLimits: TokenRateLimits | null;
 }
 
 /** An enrolment code as stored: `uses` tokens may be made from it, each bound to a device. */

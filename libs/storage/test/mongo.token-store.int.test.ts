@@ -49,6 +49,38 @@ describeTokenStoreContract('mongo (FerretDB)', () => {
 });
 
 describe('mongo token store', () => {
+  it('when a token document was stored before tokens had rate limits, then it is listed with rateLimits null', async () => {
+    reader ??= await MongoClient.connect(mongoUrl(), { serverSelectionTimeoutMS: 5000 });
+    const tokensCollection = `tokens_old_${Date.now()}`;
+    const { id, secretHash, name, scopes, devices, createdAt } = buildToken();
+    await reader
+      .db(database)
+      .collection<{ _id: string; [field: string]: unknown }>(tokensCollection)
+      .insertOne({
+        _id: id,
+        name,
+        scopes,
+        devices,
+        created_at: createdAt,
+        expires_at: null,
+        secret_hash: secretHash,
+      });
+    const store = createMongoTokenStore({ url: mongoUrl(), database, tokensCollection });
+    try {
+      expect(await store.listTokens()).toEqual([
+        {
+          ...{ id, secretHash, name, scopes, devices, createdAt },
+          expiresAt: null,
+          lastUsedAt: null,
+          revokedAt: null,
+          rateLimits: null,
+        },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   // A port nothing listens on (the shared server is left running for the other files), then a
   // server of its own started there: one store throughout, as a worker started while its store
   // was down keeps the store it opened.

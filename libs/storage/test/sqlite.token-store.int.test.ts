@@ -68,6 +68,58 @@ describe('sqlite token store', () => {
     );
   });
 
+  it('when the tokens table was created by the version before rate limits, then the column is added, old rows read null, and new ones keep their limits', async () => {
+    const old = openSqliteConnection(file);
+    toClose.push(old);
+    // The table exactly as the previous version created it, with one token in it.
+    old.exec(`
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY NOT NULL,
+        name TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        devices TEXT,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER,
+        last_used_at_ms INTEGER,
+        revoked_at_ms INTEGER,
+        secret_hash TEXT NOT NULL UNIQUE
+      )`);
+    const before = buildToken({ devices: ['office-1'] });
+    old
+      .prepare(
+        `INSERT INTO tokens (id, name, scopes, devices, created_at_ms, secret_hash)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        before.id,
+        before.name,
+        JSON.stringify(before.scopes),
+        JSON.stringify(before.devices),
+        before.createdAt.getTime(),
+        before.secretHash,
+      );
+    const columns = () =>
+      (old.prepare('PRAGMA table_info(tokens)').all() as Array<{ name: string }>).map(
+        (column) => column.name,
+      );
+    expect(columns()).not.toContain('rate_limits');
+
+    const store = createSqliteTokenStore({ file });
+    toClose.push(store);
+    await store.ensureSchema();
+    const second = createSqliteTokenStore({ file }); // a second start: the column is there
+    toClose.push(second);
+    await second.ensureSchema();
+
+    expect(columns()).toContain('rate_limits');
+    const limited = buildToken({
+      createdAt: new Date(before.createdAt.getTime() + 1),
+      rateLimits: { archive: { limit: 2, windowMs: 60_000 } },
+    });
+    await store.insertToken(limited);
+    expect(await store.listTokens()).toEqual([{ ...before, rateLimits: null }, limited]);
+  });
+
   it('when another connection holds the write lock past the busy timeout, then writes reject StoreUnavailableError naming the store, reads go on, and writes work once it lets go', async () => {
     const database = await openSqliteDatabase(file, { busyTimeoutMs: 200 });
     toClose.push(database);

@@ -38,6 +38,7 @@ export function buildToken(overrides: Partial<StoredToken> = {}): StoredToken {
     lastUsedAt: null,
     revokedAt: null,
     secretHash: sha256(newSecret()),
+    rateLimits: null,
     ...overrides,
   };
 }
@@ -91,6 +92,34 @@ export function describeTokenStoreContract(
         expect(listed).toEqual([anyDevice, ...sameTime]);
         expect(listed[0]!.createdAt).toBeInstanceOf(Date);
         expect(listed.find((token) => token.id === bound.id)!.expiresAt).toEqual(bound.expiresAt);
+      });
+
+      it('when a token has its own rate limits, then another connection gets them back as given, one with null gets null, and revoking or a last use keeps them', async () => {
+        const store = open();
+        const limited = buildToken({
+          rateLimits: {
+            ingest: { limit: 120_000, windowMs: 60_000 },
+            search: { limit: 30, windowMs: 1_000 },
+            admin: { limit: 1, windowMs: 86_400_000 },
+          },
+        });
+        const oneClass = buildToken({ rateLimits: { operator: { limit: 5, windowMs: 10_000 } } });
+        const defaults = buildToken({ rateLimits: null });
+        for (const token of [limited, oneClass, defaults]) await store.insertToken(token);
+
+        const other = open();
+        const listed = await other.listTokens();
+        const byId = (id: string) => listed.find((token) => token.id === id);
+        expect(byId(limited.id)).toEqual(limited);
+        expect(byId(oneClass.id)!.rateLimits).toEqual({ operator: { limit: 5, windowMs: 10_000 } });
+        expect(byId(defaults.id)!.rateLimits).toBeNull();
+
+        await other.recordLastUse([{ id: limited.id, at: at(30) }]);
+        expect(await store.revokeToken(limited.id, at(31))).toEqual({
+          ...limited,
+          lastUsedAt: at(30),
+          revokedAt: at(31),
+        });
       });
 
       it('when a token with a stored id or secret hash is inserted, then it is refused with ConflictError and nothing of it is stored', async () => {
@@ -280,11 +309,28 @@ export function describeTokenStoreContract(
           devices: ['office-7'],
           revokedAt: null,
         });
+        expect(result.token.rateLimits).toBeNull();
         expect(result.code).toEqual(given[0]);
         expect(await open().listTokens()).toEqual([result.token]);
         expect(await store.listEnrolmentCodes()).toEqual([
           { ...code, usesTaken: 1, revokedAt: null },
         ]);
+      });
+
+      it('when makeToken gives the token rate limits, then the enrolled token is stored with them', async () => {
+        const store = open();
+        const code = buildCode({ uses: 1 });
+        await store.insertEnrolmentCode(code);
+        const rateLimits = { ingest: { limit: 10, windowMs: 1_000 } };
+
+        const result = await store.enrol(code.codeHash, at(1), (stored) => ({
+          ...tokenFor('office-8')(stored),
+          rateLimits,
+        }));
+
+        if (!result.ok) throw new Error(`refused: ${result.reason}`);
+        expect(result.token.rateLimits).toEqual(rateLimits);
+        expect(await open().listTokens()).toEqual([result.token]);
       });
 
       it('when the code is unknown, expired, revoked or used up, then it is refused with that reason and nothing is stored', async () => {
