@@ -16,24 +16,13 @@ import type {
   EnrolmentCode,
   EnrolRefusal,
   StoredToken,
+  TokenRateLimits,
   TokenStore,
 } from '@screenfleet/storage';
 import { matchesDevicePattern } from './device-pattern';
 
 /** A request of one op, without its `op`. */
 type Op<Name extends TokensRequest['op']> = Omit<Extract<TokensRequest, { op: Name }>, 'op'>;
-
-/**
- * A token's own limits as the store keeps them (window in ms). Written out here until the
- * storage port names it (wip/stores adds `rateLimits` to StoredToken).
- */
-type StoredRateLimits = Partial<
-  Record<
-    'ingest' | 'search' | 'operator' | 'archive' | 'admin',
-    { limit: number; windowMs: number }
-  >
-> | null;
-type TokenRow = StoredToken & { rateLimits?: StoredRateLimits };
 
 /** What the domain tells its caller about writes besides its answers (logs, metrics). */
 export interface TokenAdminObserver {
@@ -132,12 +121,12 @@ export function createTokenAdmin({ tokens, audit, now, changed, observer }: Toke
         .filter(
           (token) => !token.revokedAt && !(token.expiresAt && token.expiresAt.getTime() <= at),
         )
-        .map((token: TokenRow) => ({
+        .map((token) => ({
           id: token.id,
           scopes: token.scopes as HeldToken['scopes'],
           devices: token.devices,
           expires_at_ms: token.expiresAt?.getTime() ?? null,
-          rate_limits: rateLimitsView(token.rateLimits ?? null),
+          rate_limits: rateLimitsView(token.rateLimits),
           secret_hash: token.secretHash,
         }));
     },
@@ -149,7 +138,7 @@ export function createTokenAdmin({ tokens, audit, now, changed, observer }: Toke
     /** ConflictError when the id or the secret's hash is stored already. */
     async create(request: Op<'create'>): Promise<TokenView> {
       const at = now();
-      const token: TokenRow = {
+      const token: StoredToken = {
         id: request.id,
         name: request.name,
         scopes: [...request.scopes],
@@ -233,7 +222,7 @@ export function createTokenAdmin({ tokens, audit, now, changed, observer }: Toke
             revokedAt: null,
             secretHash: request.secret_hash,
             rateLimits: null,
-          } satisfies TokenRow;
+          } satisfies StoredToken;
         });
       } catch (error) {
         if (!(error instanceof DeviceNotAllowed)) throw error;
@@ -300,7 +289,7 @@ export type TokenAdmin = ReturnType<typeof createTokenAdmin>;
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-function tokenView(token: TokenRow): TokenView {
+function tokenView(token: StoredToken): TokenView {
   return {
     id: token.id,
     name: token.name,
@@ -310,7 +299,7 @@ function tokenView(token: TokenRow): TokenView {
     expires_at: iso(token.expiresAt),
     last_used_at: iso(token.lastUsedAt),
     revoked_at: iso(token.revokedAt),
-    rate_limits: rateLimitsView(token.rateLimits ?? null),
+    rate_limits: rateLimitsView(token.rateLimits),
   };
 }
 
@@ -352,7 +341,7 @@ function codeDetails(code: EnrolmentCode): Record<string, AuditValue> {
 }
 
 /** The wire's whole seconds as the store's milliseconds. */
-function storedRateLimits(limits: TokenRateLimitsView): StoredRateLimits {
+function storedRateLimits(limits: TokenRateLimitsView): TokenRateLimits | null {
   if (!limits) return null;
   return Object.fromEntries(
     Object.entries(limits).map(([rateClass, rule]) => [
@@ -363,7 +352,7 @@ function storedRateLimits(limits: TokenRateLimitsView): StoredRateLimits {
 }
 
 /** The store's milliseconds as the wire's whole seconds (the store only holds what we wrote). */
-function rateLimitsView(limits: StoredRateLimits): TokenRateLimitsView {
+function rateLimitsView(limits: TokenRateLimits | null): TokenRateLimitsView {
   if (!limits) return null;
   return Object.fromEntries(
     Object.entries(limits).map(([rateClass, rule]) => [
