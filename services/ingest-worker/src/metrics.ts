@@ -169,6 +169,12 @@ export function createIngestMetrics(
       help: 'audit.record messages whose row was stored before (a redelivery)',
       registers,
     }),
+    auditMessages: new Counter({
+      name: 'ingest_audit_messages_total',
+      help: 'audit.record messages handled, by outcome (ack, retry, dead)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     auditRowsNotWritten: new Counter({
       name: 'ingest_audit_rows_not_written_total',
       help: "Audit rows of this worker's token changes the store did not take (the change was done; the row is in the log)",
@@ -184,7 +190,10 @@ export function createIngestMetrics(
   for (const outcome of searchOutcomes) metrics.searches.inc({ outcome }, 0);
   // Every outcome from 0, so increase() in the alerts sees the first dead letter of a process.
   const outcomes: Record<Outcome, 0> = { ack: 0, retry: 0, dead: 0 };
-  for (const outcome of Object.keys(outcomes)) metrics.outcomes.inc({ outcome }, 0);
+  for (const outcome of Object.keys(outcomes)) {
+    metrics.outcomes.inc({ outcome }, 0);
+    metrics.auditMessages.inc({ outcome }, 0);
+  }
   return metrics;
 }
 
