@@ -115,8 +115,15 @@ async function servicesMetrics(): Promise<Record<string, string>> {
 
   createGatewayMetrics(registry('gateway'));
   createIngestWorker({
-    bus: { consume: unused('bus'), serve: unused('bus'), queueDepth: () => Promise.resolve(0) },
+    bus: {
+      consume: unused('bus'),
+      serve: unused('bus'),
+      publish: unused('bus'),
+      queueDepth: () => Promise.resolve(0),
+    },
     store: unused('content store'),
+    tokenStore: unused('token store'),
+    auditStore: unused('audit store'),
     logger,
     registry: registry('ingest-worker'),
     prefetch: 1,

@@ -153,6 +153,33 @@ export function createIngestMetrics(
       labelNames: ['outcome'] as const,
       registers,
     }),
+    tokensRequests: new Counter({
+      name: 'ingest_tokens_requests_total',
+      help: 'tokens.rpc requests answered, by op (snapshot, create, enrol...; invalid when unreadable) and outcome (ok or the refusal code)',
+      labelNames: ['op', 'outcome'] as const,
+      registers,
+    }),
+    auditRowsWritten: new Counter({
+      name: 'ingest_audit_rows_written_total',
+      help: 'Audit rows newly stored: audit.record messages and the token changes this worker made',
+      registers,
+    }),
+    auditRowsAlreadyStored: new Counter({
+      name: 'ingest_audit_rows_already_stored_total',
+      help: 'audit.record messages whose row was stored before (a redelivery)',
+      registers,
+    }),
+    auditMessages: new Counter({
+      name: 'ingest_audit_messages_total',
+      help: 'audit.record messages handled, by outcome (ack, retry, dead)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    auditRowsNotWritten: new Counter({
+      name: 'ingest_audit_rows_not_written_total',
+      help: "Audit rows of this worker's token changes the store did not take (the change was done; the row is in the log)",
+      registers,
+    }),
     searchDuration: new Histogram({
       name: 'ingest_search_duration_seconds',
       help: 'From taking a search.rpc request to its reply (the store search and the mapping)',
@@ -163,7 +190,10 @@ export function createIngestMetrics(
   for (const outcome of searchOutcomes) metrics.searches.inc({ outcome }, 0);
   // Every outcome from 0, so increase() in the alerts sees the first dead letter of a process.
   const outcomes: Record<Outcome, 0> = { ack: 0, retry: 0, dead: 0 };
-  for (const outcome of Object.keys(outcomes)) metrics.outcomes.inc({ outcome }, 0);
+  for (const outcome of Object.keys(outcomes)) {
+    metrics.outcomes.inc({ outcome }, 0);
+    metrics.auditMessages.inc({ outcome }, 0);
+  }
   return metrics;
 }
 

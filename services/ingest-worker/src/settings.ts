@@ -3,7 +3,10 @@ import type { ingestConfigSpec } from './config';
 import type { IngestWorkerDeps } from './ingest-worker';
 
 /** What createIngestWorker takes besides its ports, the logger and the registry. */
-export type IngestWorkerSettings = Omit<IngestWorkerDeps, 'bus' | 'store' | 'logger' | 'registry'>;
+export type IngestWorkerSettings = Omit<
+  IngestWorkerDeps,
+  'bus' | 'store' | 'tokenStore' | 'auditStore' | 'logger' | 'registry'
+>;
 
 /**
  * The worker's settings from its config, in both modes (start.ts). A new setting is its variable

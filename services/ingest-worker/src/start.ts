@@ -17,6 +17,8 @@ export const ingestWorkerService: Service<typeof ingestConfigSpec> = {
   spec: ingestConfigSpec,
   async start({ config, logger, registry, onStop }, ports) {
     const store = await ports.contentStore();
+    const tokenStore = await ports.tokenStore();
+    const auditStore = await ports.auditStore();
     const bus = await ports.bus({
       topology,
       // The queue of the earlier topology (at-most-once dead-lettering) is emptied into the
@@ -31,9 +33,18 @@ export const ingestWorkerService: Service<typeof ingestConfigSpec> = {
     });
     const settings = ingestWorkerSettings(config);
     const grouping = ports.storeGroupsWrites ? NO_GROUPING : settings.grouping;
-    const worker = createIngestWorker({ bus, store, logger, registry, ...settings, grouping });
+    const worker = createIngestWorker({
+      bus,
+      store,
+      tokenStore,
+      auditStore,
+      logger,
+      registry,
+      ...settings,
+      grouping,
+    });
     await worker.start();
-    onStop('stop consuming and finish the messages and searches in hand', () => worker.stop());
+    onStop('stop consuming and finish the messages and requests in hand', () => worker.stop());
     return {};
   },
 };

@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '@screenfleet/contracts';
-import type { ContentStore, InsertResult, NewContentDocument } from '@screenfleet/storage';
+import type { InsertResult } from '@screenfleet/storage';
 
 // Grouping and writing are one step of POST /add's path: the consumer adds each message's
 // documents to a micro-batcher whose flush is writeBatches, and each add() resolves with that
@@ -84,14 +84,19 @@ export interface RetryPolicy {
   onRetry(error: unknown, attempt: number): void;
 }
 
+/** A store's idempotent insert: content items, or audit rows (the same counts come back). */
+export interface GroupedStore<T> {
+  insertItems(items: T[]): Promise<InsertResult>;
+}
+
 /**
  * Writes the documents of several messages in one insert. A store outage is waited out with
  * backoff (nothing is acked, nothing dead-lettered: the messages are good). Any other failure
  * is narrowed to the message that causes it by writing each message's documents alone.
  */
-export async function writeBatches(
-  store: Pick<ContentStore, 'insertItems'>,
-  groups: NewContentDocument[][],
+export async function writeBatches<T>(
+  store: GroupedStore<T>,
+  groups: T[][],
   retry: RetryPolicy,
 ): Promise<WriteReport> {
   try {
