@@ -3,7 +3,8 @@
  * (RABBITMQ_URL: one node, or the nodes of a cluster) and the MongoDB-protocol store
  * (MONGODB_URL). The one place that chooses these adapters, for the services and the commands.
  */
-import { connectServiceBus, retireQueue, type Bus } from '@screenfleet/bus';
+import { topology } from '@screenfleet/contracts';
+import { connectServiceBus, createAmqpBus, retireQueue, type Bus } from '@screenfleet/bus';
 import {
   readinessOf,
   runService,
@@ -137,4 +138,15 @@ export async function openDistributedStores(options: { url: string; database: st
       await content.close();
     },
   };
+}
+
+/**
+ * The distributed mode's broker, for a command that asks the running services (`npm run
+ * tokens`): connected with the whole topology, closed by the caller.
+ */
+export function connectCommandBus(options: {
+  url: readonly string[];
+  connectionName: string;
+}): Promise<Bus> {
+  return createAmqpBus({ ...options, topology, nodeOrder: 'listed' });
 }

@@ -1,5 +1,5 @@
 export type { BusNeeds, RetiredQueue, Service, ServicePorts, ServiceRunning } from './service';
-export { openDistributedStores, runDistributed } from './distributed';
+export { connectCommandBus, openDistributedStores, runDistributed } from './distributed';
 export {
   embeddedDatabaseFile,
   openEmbeddedStores,

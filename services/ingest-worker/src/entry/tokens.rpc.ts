@@ -13,7 +13,8 @@ import type { IngestMetrics } from '../metrics';
 
 export interface TokensRpcDeps {
   admin: TokenAdmin;
-  metrics: Pick<IngestMetrics, 'tokensRequests'>;
+  /** The worker's counter; the tokens CLI, which answers its own requests, counts nothing. */
+  metrics: { tokensRequests: Pick<IngestMetrics['tokensRequests'], 'inc'> };
   logger: Logger;
 }
 
