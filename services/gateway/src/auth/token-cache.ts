@@ -114,20 +114,31 @@ export function createTokenCache(deps: {
     for (const id of reportedAt.keys()) if (!ids.has(id)) reportedAt.delete(id);
   };
 
+  // Failed loads in a row: the first is a warning, the rest debug (a gateway with no ingest
+  // worker running retries every few seconds), the first success after them info.
+  let failures = 0;
   const load = async (): Promise<void> => {
     try {
       const tokens = await deps.store.snapshot();
       install(tokens);
       deps.observer?.snapshotLoaded('ok');
-      logger.debug({ tokens: tokens.length }, 'loaded the stored tokens');
+      const level = failures > 0 ? 'info' : 'debug';
+      logger[level]({ tokens: tokens.length, failures }, 'loaded the stored tokens');
+      failures = 0;
     } catch (error) {
       deps.observer?.snapshotLoaded(error instanceof AppError ? error.code : 'error');
+      failures += 1;
+      const level = failures === 1 ? 'warn' : 'debug';
       if (loadedAtMs === undefined)
-        logger.warn(
-          { err: error },
+        logger[level](
+          { err: error, failures },
           'cannot load the stored tokens yet: only configured tokens are accepted, others get 503',
         );
-      else logger.warn({ err: error }, 'cannot load the stored tokens: keeping the last snapshot');
+      else
+        logger[level](
+          { err: error, failures },
+          'cannot load the stored tokens: keeping the last snapshot',
+        );
     }
   };
 
