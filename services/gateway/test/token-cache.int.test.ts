@@ -19,7 +19,7 @@ import {
   withoutServerVars,
   type Registry,
 } from '@screenfleet/runtime';
-import { isolatedBroker, uniqueName } from '../../../test/services';
+import { closeBrokerConnections, isolatedBroker, uniqueName } from '../../../test/services';
 
 // ADR 0019 on the real broker: gateways built by gatewayService.start (the wiring main.ts runs),
 // a test-side tokens.rpc server standing in for the ingest workers, tokens.changed published on
@@ -28,11 +28,11 @@ import { isolatedBroker, uniqueName } from '../../../test/services';
 const logger = createLogger({ service: 'gateway', level: 'silent' });
 const admin = { id: 'int-admin', token: 'token-cache-int-admin-0001', scopes: ['tokens:admin'] };
 
-function busOn(url: string, name: string): Promise<Bus> {
+function busOn(url: string, connectionName: string): Promise<Bus> {
   return createAmqpBus({
     url,
     topology,
-    connectionName: uniqueName(name),
+    connectionName,
     logger,
     reconnect: { initialMs: 50, maxMs: 1000 },
   });
@@ -56,7 +56,7 @@ function buildStoredToken(): { secret: string; held: HeldToken } {
 
 /** tokens.rpc.v1 answered from `tokens` (snapshot) and into `uses` (used), on its own connection. */
 async function startTokensServer(url: string, tokens: HeldToken[] = []) {
-  const bus = await busOn(url, 'tokens-server');
+  const bus = await busOn(url, uniqueName('tokens-server'));
   const server = {
     tokens,
     uses: [] as Array<{ id: string; at_ms: number }>,
@@ -87,6 +87,8 @@ async function startTokensServer(url: string, tokens: HeldToken[] = []) {
 
 interface TestGateway {
   url: string;
+  /** Its broker connection's name, to close it from the broker's side. */
+  connectionName: string;
   registry: Registry;
   checks(): Record<string, boolean | string>;
   close(): Promise<void>;
@@ -95,6 +97,7 @@ interface TestGateway {
 /** The gateway as its main.ts starts it (gatewayService), on the test's broker. */
 async function startGateway(url: string): Promise<TestGateway> {
   const stops: Array<() => Promise<void>> = [];
+  const connectionName = uniqueName('gateway');
   const registry = createMetrics();
   const config = loadConfig(withoutServerVars(gatewayConfigSpec), {
     GATEWAY_PORT: '0',
@@ -107,7 +110,7 @@ async function startGateway(url: string): Promise<TestGateway> {
       identity: 'gateway',
       storeGroupsWrites: false,
       bus: async () => {
-        const bus = await busOn(url, 'gateway');
+        const bus = await busOn(url, connectionName);
         stops.push(() => bus.close());
         return bus;
       },
@@ -117,6 +120,7 @@ async function startGateway(url: string): Promise<TestGateway> {
   );
   return {
     url: `http://127.0.0.1:${running.port}`,
+    connectionName,
     registry,
     checks: () => running.checks?.() ?? {},
     async close() {
@@ -174,6 +178,21 @@ describe('stored tokens on two gateways (ADR 0019: changed by events, within a s
     await server.announce('token.create');
     await expectEverywhere(gateways, stored.secret, 200);
     expect((await whoAmI(gateways[0]!, stored.secret)).tokenId).toBe(stored.held.id);
+
+    server.tokens = [];
+    await server.announce('token.revoke');
+    await expectEverywhere(gateways, stored.secret, 401);
+  });
+
+  it('when a token is added while a gateway is cut from the broker (no event reaches it), then it loads it on its reconnect, and reads later events again', async () => {
+    const stored = buildStoredToken();
+    const [cut, other] = [gateways[0]!, gateways[1]!];
+    server.tokens = [stored.held];
+
+    expect(await closeBrokerConnections(cut.connectionName)).toBe(1);
+    await expectEverywhere([cut], stored.secret, 200, 5000);
+    // The other gateway heard of nothing (its backstop is 30 s away).
+    expect((await whoAmI(other, stored.secret)).status).toBe(401);
 
     server.tokens = [];
     await server.announce('token.revoke');
