@@ -97,6 +97,12 @@ export const gatewayConfigSpec = defineConfig({
     default: 120000,
     doc: 'Longest wait for the archive worker to finish POST /archive/restore, /data/delete-range or /data/delete-device (503 after; each is idempotent, so a retry is safe and finishes what is left)',
   },
+  tokensTimeout: {
+    env: 'GATEWAY_TOKENS_TIMEOUT',
+    kind: 'duration',
+    default: 5000,
+    doc: 'Longest wait for an ingest worker to send the stored tokens (a snapshot, at start, on each change, on a reconnect and every 30 s) or to take their last uses; past it the gateway keeps the tokens it holds and tries again (before its first snapshot it accepts only GATEWAY_TOKENS or the local token and answers other tokens 503 token_store_unavailable)',
+  },
   rateLimitIngest: {
     env: 'GATEWAY_RATE_LIMIT_INGEST',
     kind: 'string',

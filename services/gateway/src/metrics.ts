@@ -50,6 +50,7 @@ export function createGatewayMetrics(registry: Registry) {
     archive: archiveMetrics(registers),
     search: searchMetrics(registers),
     devices: devicesMetrics(registers),
+    tokens: tokensMetrics(registers),
   };
 }
 
@@ -58,6 +59,7 @@ export type OperatorMetrics = GatewayMetrics['operator'];
 export type ArchiveMetrics = GatewayMetrics['archive'];
 export type SearchMetrics = GatewayMetrics['search'];
 export type DevicesMetrics = GatewayMetrics['devices'];
+export type TokensMetrics = GatewayMetrics['tokens'];
 
 /** Operator commands; labels are bounded (action, result = 'success' or an error code). */
 function operatorMetrics(registers: Registers) {
@@ -157,5 +159,53 @@ function devicesMetrics(registers: Registers) {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+  };
+}
+
+/**
+ * The token cache (auth/token-cache.ts): what it holds and how fresh it is, read at scrape time,
+ * and its snapshot loads by result ('ok', or the error code: worker_unavailable,
+ * broker_unavailable, store_unavailable, bad_gateway). Alert on an age well past the 30 s
+ * backstop: this gateway serves an old list (fail static).
+ */
+function tokensMetrics(registers: Registers) {
+  let cache: { readonly storedSize: number; snapshotAgeMs(): number | undefined } = {
+    storedSize: 0,
+    snapshotAgeMs: () => undefined,
+  };
+  const snapshotLoads = new Counter({
+    name: 'gateway_tokens_snapshot_loads_total',
+    help: 'Loads of the stored tokens from the ingest workers, by result (ok or the error code)',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  snapshotLoads.inc({ result: 'ok' }, 0);
+  return {
+    snapshotLoads,
+    held: new Gauge({
+      name: 'gateway_tokens_held',
+      help: 'Stored tokens this gateway holds from its last snapshot (configured tokens not counted)',
+      registers,
+      collect() {
+        this.set(cache.storedSize);
+      },
+    }),
+    snapshotAge: new Gauge({
+      name: 'gateway_tokens_snapshot_age_seconds',
+      help: 'Seconds since this gateway last loaded the stored tokens; NaN before the first load (only configured tokens accepted)',
+      registers,
+      collect() {
+        const ageMs = cache.snapshotAgeMs();
+        this.set(ageMs === undefined ? NaN : ageMs / 1000);
+      },
+    }),
+    /** The cache's observer (TokenCacheObserver). */
+    snapshotLoaded(result: string): void {
+      snapshotLoads.inc({ result });
+    },
+    /** Where the gauges read from: the gateway's token cache. */
+    readFrom(source: typeof cache): void {
+      cache = source;
+    },
   };
 }

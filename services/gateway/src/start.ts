@@ -2,6 +2,9 @@ import { topology } from '@screenfleet/contracts';
 import type { Service, ServiceRunning } from '@screenfleet/modes';
 import { announceAuth, resolveAuth } from './auth/auth-setup';
 import { createRateLimits, parseRateLimits } from './auth/rate-limits';
+import { createTokenCache } from './auth/token-cache';
+import { followTokenChanges } from './auth/token-events.consumer';
+import { createTokensRpcClient } from './auth/tokens-rpc.client';
 import { gatewayConfigSpec } from './config';
 import { createGateway } from './gateway';
 import { createGatewayMetrics } from './metrics';
@@ -32,13 +35,30 @@ export const gatewayService: Service<
     const settings = gatewaySettings(config, logger);
     const bus = await ports.bus({ topology, publishTimeoutMs: config.publishTimeout });
     const metrics = createGatewayMetrics(registry);
-    const auth = { ...authSetup.auth, rateLimits };
+    // The stored tokens (ADR 0019): the listener does not wait for them (no ingest worker may
+    // run yet); until the first snapshot only the configured tokens get in, others get 503.
+    const tokens = createTokenCache({
+      staticTokens: authSetup.staticTokens,
+      store: createTokensRpcClient(bus, { timeoutMs: config.tokensTimeout }),
+      logger,
+      observer: metrics.tokens,
+    });
+    metrics.tokens.readFrom(tokens);
+    const changes = await followTokenChanges({ bus, refresh: tokens.refresh, logger });
+    tokens.start();
+    onStop('stop loading the stored tokens and report their last uses', async () => {
+      await changes.stop();
+      await tokens.stop();
+    });
+    const auth = { ...authSetup.auth, tokens, rateLimits };
     const gateway = createGateway({ bus, auth, metrics, logger, ...settings });
     const port = await gateway.listen(config.port, config.host);
     onStop('stop HTTP intake and finish requests in flight', () => gateway.close());
     return {
       port,
       tokenFile: authSetup.localToken?.file,
+      // Not ready before the first snapshot: a balancer sends stored tokens elsewhere meanwhile.
+      checks: () => ({ tokens: tokens.isComplete() }),
       announce: (ops) => {
         logger.info({ port, host: config.host, opsPort: ops.port }, 'gateway listening');
         announceAuth(authSetup, logger);

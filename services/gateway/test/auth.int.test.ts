@@ -37,6 +37,8 @@ describe('gateway auth set-up', () => {
       'archive:write',
       'data:delete',
       'metrics',
+      'tokens:admin',
+      'audit:read',
     ]);
   });
 });

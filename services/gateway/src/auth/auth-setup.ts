@@ -1,11 +1,14 @@
 import type { Logger } from '@screenfleet/runtime';
 import { loadOrCreateLocalToken, localTokenBanner, type LocalToken } from './local-token';
 import { isLoopback } from './loopback';
-import { createTokenRegistry, parseTokens } from './tokens';
+import { createTokenRegistry, parseTokens, type TokenEntry } from './tokens';
 import type { AuthOptions } from '../entry/authenticate';
 
 export interface AuthSetup {
+  /** With the configured tokens only; start.ts puts the token cache in their place. */
   auth: AuthOptions;
+  /** GATEWAY_TOKENS, or the local token: accepted whether or not the stored tokens are loaded. */
+  staticTokens: TokenEntry[];
   /** Set when no tokens were configured: the local token, its file, whether it is new. */
   localToken?: LocalToken;
 }
@@ -28,11 +31,10 @@ export function resolveAuth(config: {
   }
   const allow = config.allowUnauthenticatedLoopback;
   if (config.tokens) {
+    const staticTokens = parseTokens(config.tokens);
     return {
-      auth: {
-        tokens: createTokenRegistry(parseTokens(config.tokens)),
-        allowUnauthenticatedLoopback: allow,
-      },
+      auth: { tokens: createTokenRegistry(staticTokens), allowUnauthenticatedLoopback: allow },
+      staticTokens,
     };
   }
   if (!loopback) {
@@ -43,6 +45,7 @@ export function resolveAuth(config: {
   const local = loadOrCreateLocalToken(config.dataDir);
   return {
     auth: { tokens: createTokenRegistry([local.entry]), allowUnauthenticatedLoopback: allow },
+    staticTokens: [local.entry],
     localToken: local,
   };
 }

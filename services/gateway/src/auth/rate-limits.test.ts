@@ -75,6 +75,52 @@ describe('createRateLimits', () => {
   });
 });
 
+describe('per-token rules', () => {
+  const own = { limit: 2, windowMs: 60_000 };
+
+  it("when a token carries its own rule for a class, then it is counted by that rule, not the class's", () => {
+    const limits = createRateLimits({ ingest: { limit: 100, windowMs: 60_000 } });
+    expect(limits.check('ingest', 'tok_a', own)).toMatchObject({ allowed: true, rule: own });
+    expect(limits.check('ingest', 'tok_a', own)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limits.check('ingest', 'tok_a', own)).toMatchObject({
+      allowed: false,
+      resetSeconds: 30,
+    });
+    // Another token without a rule of its own has the class's.
+    expect(limits.check('ingest', 'tok_b')).toMatchObject({ allowed: true, remaining: 99 });
+  });
+
+  it("when a class has no rule of the gateway, then a token's own rule still limits it", () => {
+    const limits = createRateLimits({});
+    expect(limits.check('search', 'tok_a')).toBeUndefined();
+    expect(limits.check('search', 'tok_a', { limit: 1, windowMs: 1000 })).toMatchObject({
+      allowed: true,
+    });
+    expect(limits.check('search', 'tok_a', { limit: 1, windowMs: 1000 })).toMatchObject({
+      allowed: false,
+    });
+  });
+
+  it('when two tokens share a rule, or one token has the same rule in two classes, then each count is its own', () => {
+    const limits = createRateLimits({});
+    limits.check('ingest', 'tok_a', own);
+    limits.check('ingest', 'tok_a', own);
+    expect(limits.check('ingest', 'tok_b', own)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(limits.check('search', 'tok_a', own)).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('when more distinct rules are used than held, then the least recently used one is forgotten', () => {
+    const limits = createRateLimits({}, { maxTokenRules: 2 });
+    const rule = (limit: number) => ({ limit, windowMs: 60_000 });
+    limits.check('ingest', 'tok_a', rule(1));
+    limits.check('ingest', 'tok_b', rule(2));
+    limits.check('ingest', 'tok_b', rule(2));
+    limits.check('ingest', 'tok_c', rule(3)); // rule(1) is forgotten, rule(2) held
+    expect(limits.check('ingest', 'tok_b', rule(2))).toMatchObject({ allowed: false });
+    expect(limits.check('ingest', 'tok_a', rule(1))).toMatchObject({ allowed: true });
+  });
+});
+
 describe('peerKey', () => {
   it.each([
     ['192.0.2.7', '192.0.2.7'],

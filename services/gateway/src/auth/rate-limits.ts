@@ -45,25 +45,51 @@ export interface RateLimitCheck {
 
 /**
  * One limiter per class, counted in this gateway's memory (ADR 0019: limits are per gateway).
- * A class without a rule is not limited. Per-token limits (ADR 0019: "a token may carry its own
- * limits") will be a rule passed in by the caller that knows the token; this takes the class's.
+ * A class without a rule is not limited. A token may carry its own rule for a class (ADR 0019:
+ * "a token may carry its own limits"): the caller that knows the token passes it, and it is
+ * counted by a limiter for that class and rule, shared by every token with the same rule (each
+ * token still has its own count in it, by its key).
  */
 export interface RateLimits {
-  check(routeClass: RouteClass, key: string): RateLimitCheck | undefined;
+  check(routeClass: RouteClass, key: string, rule?: RateRule): RateLimitCheck | undefined;
 }
+
+/**
+ * More distinct per-token rules than this held at once: the least recently used one's limiter is
+ * forgotten (and what its tokens owed with it). Tokens are made by people, so a fleet has a few
+ * rules; the bound is for a store that hands out a rule per token.
+ */
+export const MAX_TOKEN_RULES = 1000;
 
 export function createRateLimits(
   rules: Partial<Record<RouteClass, RateRule>>,
-  options: { maxKeys?: number; now?: () => number } = {},
+  options: { maxKeys?: number; maxTokenRules?: number; now?: () => number } = {},
 ): RateLimits {
   const limiters = new Map<RouteClass, RateLimiter>();
   for (const routeClass of routeClasses) {
     const rule = rules[routeClass];
     if (rule) limiters.set(routeClass, createRateLimiter(rule, options));
   }
+  const maxTokenRules = options.maxTokenRules ?? MAX_TOKEN_RULES;
+  // By class and rule, least recently used first: one class's count never spends another's.
+  const tokenLimiters = new Map<string, RateLimiter>();
+  const tokenLimiter = (routeClass: RouteClass, rule: RateRule): RateLimiter => {
+    const name = `${routeClass} ${rule.limit}/${rule.windowMs}`;
+    let limiter = tokenLimiters.get(name);
+    if (limiter) tokenLimiters.delete(name);
+    else {
+      limiter = createRateLimiter(rule, options);
+      if (tokenLimiters.size >= maxTokenRules) {
+        const oldest = tokenLimiters.keys().next();
+        if (!oldest.done) tokenLimiters.delete(oldest.value);
+      }
+    }
+    tokenLimiters.set(name, limiter);
+    return limiter;
+  };
   return {
-    check(routeClass, key) {
-      const limiter = limiters.get(routeClass);
+    check(routeClass, key, rule) {
+      const limiter = rule ? tokenLimiter(routeClass, rule) : limiters.get(routeClass);
       if (!limiter) return undefined;
       return { routeClass, rule: limiter.rule, ...limiter.take(key) };
     },

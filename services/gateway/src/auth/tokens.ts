@@ -1,5 +1,6 @@
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import { limits, scopes, type Scope } from '@screenfleet/contracts';
+import { randomBytes, createHash } from 'node:crypto';
+import { limits, scopes, type Scope, type TokenRateClass } from '@screenfleet/contracts';
+import type { RateRule } from './rate-limiter';
 
 export { scopes, type Scope } from '@screenfleet/contracts';
 
@@ -9,28 +10,49 @@ export interface TokenGrant {
   scopes: readonly Scope[];
   /** Producer tokens may be bound to device names; absent = any device. */
   devices?: readonly string[];
+  /** A stored token's own rate limits, by class, in place of the gateway's for that class. */
+  rateLimits?: Readonly<Partial<Record<TokenRateClass, RateRule>>>;
+  /** A stored token's expiry (ms since the epoch): valid before it, refused from it on. */
+  expiresAtMs?: number;
 }
 
 export interface TokenEntry extends TokenGrant {
   token: string;
 }
 
-/** Looks tokens up by a hash, so the comparison time does not depend on the secret. */
+/**
+ * The one seam authenticate.ts asks: the grant of a presented secret, looked up by its SHA-256
+ * (one hash and one map read, found or not: the time does not depend on how much of a secret
+ * matches). GATEWAY_TOKENS or the local token alone (createTokenRegistry), or those merged with
+ * the stored tokens (token-cache.ts).
+ */
 export interface TokenRegistry {
+  /** The grant, unexpired; undefined for a secret it does not hold. */
   find(presented: string): TokenGrant | undefined;
+  /**
+   * False while an unknown secret may still be a good one (no snapshot of the stored tokens was
+   * loaded yet): authenticate.ts then answers 503, not 401.
+   */
+  isComplete(): boolean;
   readonly size: number;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+/** Hex SHA-256 of a secret: how the store keeps it (ADR 0019) and how gateways look it up. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** The configured tokens (GATEWAY_TOKENS, or the local token), by the hash of their secret. */
+export function staticGrants(entries: readonly TokenEntry[]): Map<string, TokenGrant> {
+  return new Map(entries.map((entry) => [hashSecret(entry.token), grantOf(entry)]));
+}
 
 export function createTokenRegistry(entries: readonly TokenEntry[]): TokenRegistry {
-  const hashed = entries.map((entry) => ({ hash: digest(entry.token), grant: grantOf(entry) }));
+  const grants = staticGrants(entries);
   return {
-    size: hashed.length,
-    find(presented) {
-      const hash = digest(presented);
-      return hashed.find((candidate) => timingSafeEqual(candidate.hash, hash))?.grant;
-    },
+    size: grants.size,
+    find: (presented) => grants.get(hashSecret(presented)),
+    isComplete: () => true,
   };
 }
 

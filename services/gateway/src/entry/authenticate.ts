@@ -2,8 +2,11 @@ import type { Request, RequestHandler } from 'express';
 import type { Scope, TokenGrant, TokenRegistry } from '../auth/tokens';
 import { isAllowedHost, isLoopback, isLoopbackHost, isLoopbackOrigin } from '../auth/loopback';
 import { peerKey, routeClassOf, type RateLimits, type RouteClass } from '../auth/rate-limits';
-import { rateLimitHeaders } from '../auth/rate-limiter';
-import { HttpError } from './http-error';
+import { rateLimitHeaders, type RateRule } from '../auth/rate-limiter';
+import { HttpError, RETRY_AFTER_SECONDS } from './http-error';
+
+/** The code of a 503 for a token that may be good but cannot be checked yet. */
+const storeUnavailable = 'token_store_unavailable';
 
 export interface AuthOptions {
   tokens: TokenRegistry;
@@ -57,11 +60,12 @@ export function identify(req: Request, options: AuthOptions, scope?: Scope): Tok
   try {
     grant = identifyUncounted(req, options);
   } catch (error) {
-    if (error instanceof HttpError && error.status === 401)
+    if (error instanceof HttpError && (error.status === 401 || error.code === storeUnavailable))
       countRequest(req, options, 'unauthenticated', peerKey(req.socket.remoteAddress));
     throw error;
   }
-  countRequest(req, options, routeClassOf(scope), grant.id);
+  const routeClass = routeClassOf(scope);
+  countRequest(req, options, routeClass, grant.id, grant.rateLimits?.[routeClass]);
   return grant;
 }
 
@@ -76,6 +80,7 @@ export function identifyUncounted(req: Request, options: AuthOptions): TokenGran
   if (header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     grant = match?.[1] ? options.tokens.find(match[1]) : undefined;
+    if (!grant && match?.[1] && !options.tokens.isComplete()) throw tokenStoreUnavailable();
     if (!grant) throw unauthorized('the bearer token is not valid');
   } else if (options.allowUnauthenticatedLoopback && isLoopback(req.socket.remoteAddress)) {
     assertNotRebound(req.get('host'), req.get('origin'));
@@ -96,8 +101,9 @@ function countRequest(
   options: AuthOptions,
   routeClass: RouteClass,
   key: string,
+  tokenRule?: RateRule,
 ): void {
-  const check = options.rateLimits?.check(routeClass, key);
+  const check = options.rateLimits?.check(routeClass, key, tokenRule);
   if (!check) return;
   const headers = rateLimitHeaders(routeClass, check.rule, check);
   if (check.allowed) {
@@ -175,6 +181,22 @@ export function assertTokenlessHost(
         detail: `Host ${host ?? '(none)'} is not loopback${besides ? ' nor allowed' : ''}`,
       },
     ],
+  );
+}
+
+/**
+ * A token this gateway does not hold while it never loaded the stored tokens (the store or the
+ * broker unreachable since it started): it may be a good one, so not a 401 that a client would
+ * take as final (ADR 0019). Counted as a 401 would be, per address.
+ */
+function tokenStoreUnavailable(): HttpError {
+  return new HttpError(
+    503,
+    storeUnavailable,
+    'this gateway has not loaded the stored tokens yet (the ingest workers or the broker are unreachable); only configured tokens are checked for now: try again later',
+    [],
+    { 'Retry-After': RETRY_AFTER_SECONDS },
+    storeUnavailable,
   );
 }
 
