@@ -21,14 +21,14 @@ export const gatewayConfigSpec = defineConfig({
     env: 'GATEWAY_HOST',
     kind: 'string',
     default: '127.0.0.1',
-    doc: 'Address the API listens on; anything but loopback requires GATEWAY_TOKENS',
+    doc: 'Address the API listens on; on anything but loopback with no GATEWAY_TOKENS only stored tokens are accepted (docs/tokens.md)',
   },
   tokens: {
     env: 'GATEWAY_TOKENS',
     kind: 'string',
     optional: true,
     secret: true,
-    doc: 'JSON list of tokens: [{"id","token","scopes":[...],"devices"?:[...]}]; none = one generated local token',
+    doc: 'JSON list of tokens: [{"id","token","scopes":[...],"devices"?:[...]}]; none = on loopback one generated local token; stored tokens (npm run tokens) work besides either',
   },
   allowUnauthenticatedLoopback: {
     env: 'GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK',

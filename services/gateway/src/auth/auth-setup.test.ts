@@ -17,10 +17,11 @@ describe('gateway auth set-up', () => {
     ...overrides,
   });
 
-  it('when no tokens are configured and the host is not loopback, then the gateway refuses to start', () => {
-    expect(() => resolveAuth(config({ host: '0.0.0.0' }))).toThrow(
-      'GATEWAY_HOST=0.0.0.0 is not loopback: set GATEWAY_TOKENS before opening the API to the network',
-    );
+  it('when no tokens are configured and the host is not loopback, then only stored tokens are accepted: no local token is made', () => {
+    const setup = resolveAuth(config({ host: '0.0.0.0' }));
+    expect(setup.localToken).toBeUndefined();
+    expect(setup.staticTokens).toEqual([]);
+    expect(setup.auth.tokens.find(tokens.all.token)).toBeUndefined();
   });
 
   it('when the unauthenticated switch is on and the host is not loopback, then the gateway refuses to start, tokens or not', () => {

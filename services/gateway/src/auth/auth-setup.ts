@@ -14,8 +14,9 @@ export interface AuthSetup {
 }
 
 /**
- * Never open to the network without auth: without configured tokens, and with the
- * unauthenticated compatibility switch, the gateway must be bound to loopback.
+ * Never open to the network without auth: the unauthenticated compatibility switch needs the
+ * gateway bound to loopback. The tokens accepted besides the stored ones: GATEWAY_TOKENS; else
+ * on loopback the local token (made once, kept in the data directory); else none.
  */
 export function resolveAuth(config: {
   host: string;
@@ -37,10 +38,14 @@ export function resolveAuth(config: {
       staticTokens,
     };
   }
+  // On the network with no configured token: only stored tokens (ADR 0019), no local token (a
+  // secret in a file on a server is what GATEWAY_TOKENS' removal was for). Nobody gets in
+  // without a token someone made with `npm run tokens` or POST /tokens.
   if (!loopback) {
-    throw new Error(
-      `GATEWAY_HOST=${config.host} is not loopback: set GATEWAY_TOKENS before opening the API to the network`,
-    );
+    return {
+      auth: { tokens: createTokenRegistry([]), allowUnauthenticatedLoopback: allow },
+      staticTokens: [],
+    };
   }
   const local = loadOrCreateLocalToken(config.dataDir);
   return {
@@ -54,7 +59,11 @@ export function resolveAuth(config: {
  * Says how clients get in, once the API listens: a new local token goes to the terminal once,
  * never into the logs; the file that keeps it and an open loopback are logged.
  */
-export function announceAuth({ auth, localToken }: AuthSetup, logger: Logger): void {
+export function announceAuth({ auth, localToken, staticTokens }: AuthSetup, logger: Logger): void {
+  if (staticTokens.length === 0)
+    logger.info(
+      'no GATEWAY_TOKENS: only stored tokens are accepted (npm run tokens, docs/tokens.md)',
+    );
   if (localToken) {
     if (localToken.created) process.stderr.write(localTokenBanner(localToken));
     logger.info(
