@@ -35,8 +35,19 @@ export interface RunningSystem {
   content: ContentStore;
   dataDir: string;
   archiveDir: string;
+  /** Distributed mode with `gateways` > 1: every gateway's URL (url is the first). */
+  urls: string[];
+  /**
+   * The environment a command (`npm run tokens`) needs to act on this system as a user's would:
+   * the broker's URL (distributed), the data directory (embedded).
+   */
+  commandEnv: Record<string, string>;
+  /** Distributed mode: the MongoDB database this system stores in (on mongoUrl()). */
+  database?: string;
   /** The gateway's log so far, as text (embedded: the launcher's whole output). */
   gatewayLog(): string;
+  /** Every process's log so far, as text. */
+  allLogs(): string;
   /** Distributed mode only (embedded runs them in one process): stops one service's process. */
   stopService?: (service: 'ingest-worker' | 'archive-worker') => Promise<void>;
   stop(): Promise<void>;
@@ -47,6 +58,8 @@ export interface SystemOptions {
   env?: Record<string, string>;
   /** Start an operator agent for this device (the distributed mode starts its process). */
   agent?: { device: string; env: Record<string, string> };
+  /** Distributed mode: how many gateway processes (default 1). */
+  gateways?: number;
 }
 
 const root = path.resolve(__dirname, '../..');
@@ -115,20 +128,32 @@ async function startDistributedSystem(
       processes.push(agent);
       await agent.waitForLog(/operator agent started/, 30_000);
     }
-    const gateway = startService('gateway', {
-      ...shared,
-      GATEWAY_OPERATOR_SIGNING_KEY: signingKeyPem(),
-    });
-    processes.push(gateway);
-    const listening = await gateway.waitForLog(/gateway listening/);
+    const gateways: ServiceProcess[] = [];
+    const urls: string[] = [];
+    for (let i = 0; i < (options.gateways ?? 1); i++) {
+      const gateway = startService('gateway', {
+        ...shared,
+        GATEWAY_CONNECTION_NAME: `gateway-${i}`,
+        GATEWAY_OPERATOR_SIGNING_KEY: signingKeyPem(),
+      });
+      processes.push(gateway);
+      gateways.push(gateway);
+      const listening = await gateway.waitForLog(/gateway listening/);
+      urls.push(`http://127.0.0.1:${Number(listening.port)}`);
+    }
     const byName = { 'ingest-worker': ingest, 'archive-worker': archiver };
+    const logOf = (p: ServiceProcess) => p.lines.map((line) => JSON.stringify(line)).join('\n');
     return {
       mode: 'distributed',
-      url: `http://127.0.0.1:${Number(listening.port)}`,
+      url: urls[0]!,
+      urls,
+      commandEnv: { RABBITMQ_URL: broker.url },
+      database,
       content: stores.content,
       dataDir,
       archiveDir,
-      gatewayLog: () => gateway.lines.map((line) => JSON.stringify(line)).join('\n'),
+      gatewayLog: () => gateways.map(logOf).join('\n'),
+      allLogs: () => processes.map(logOf).join('\n'),
       stopService: async (service) => {
         await byName[service].stop('SIGTERM');
       },
@@ -172,10 +197,13 @@ async function startEmbeddedSystem(
     return {
       mode: 'embedded',
       url: `http://127.0.0.1:${port}`,
+      urls: [`http://127.0.0.1:${port}`],
+      commandEnv: { DATA_DIR: dataDir },
       content: stores.content,
       dataDir,
       archiveDir,
       gatewayLog: () => launcher.output(),
+      allLogs: () => launcher.output(),
       stop,
     };
   } catch (error) {
@@ -228,7 +256,8 @@ export function startLauncher(env: Record<string, string>, cwd = root): Launcher
     );
     for (const stream of [child.stdout, child.stderr]) {
       readline.createInterface({ input: stream }).on('line', (line) => {
-        output = (output + line + '\n').slice(-20_000);
+        // Kept whole up to 4 MB: tests scan it for what must never be logged.
+        output = (output + line + '\n').slice(-4_000_000);
         const announced = /API on http:\/\/[^:]+:(\d+)/.exec(line);
         if (announced) {
           clearTimeout(timer);

@@ -116,6 +116,8 @@ async function startGateway(url: string): Promise<TestGateway> {
       },
       contentStore: () => Promise.reject(new Error('the gateway has no store')),
       archiveStateStore: () => Promise.reject(new Error('the gateway has no store')),
+      tokenStore: () => Promise.reject(new Error('the gateway has no store')),
+      auditStore: () => Promise.reject(new Error('the gateway has no store')),
     },
   );
   return {
