@@ -6,6 +6,7 @@ import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from './config';
 import type { GatewayMetrics } from './metrics';
+import { createAuditTrail } from './domain/audit-trail';
 import type { OperatorPresenceTracker } from './domain/operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
@@ -102,6 +103,14 @@ export function createGatewayApp(
   // The console: static files calling this same API with the user's token (console.routes.ts).
   app.use(consoleRoutes());
   app.use(whoAmIRoutes(deps.auth));
+  // Operator commands, deletes and restores leave audit rows (ADR 0019), published on the side.
+  const trail = createAuditTrail({
+    bus: deps.bus,
+    logger: deps.logger,
+    observer: {
+      publishFailed: (action) => deps.metrics.admin.auditPublishFailures.inc({ action }),
+    },
+  });
   const stallAfterMs = deps.devices?.stallAfterMs ?? gatewayConfigSpec.captureStallAfter.default;
   // screenpipe's clients poll it without a token (health.routes.ts says what it shows).
   app.use(
@@ -145,6 +154,7 @@ export function createGatewayApp(
       logger: deps.logger,
       timeoutMs: deps.operator?.timeoutMs ?? gatewayConfigSpec.operatorTimeout.default,
       signingKey: deps.operator?.signingKey,
+      trail,
     }),
   );
   app.use(
@@ -155,6 +165,7 @@ export function createGatewayApp(
       timeoutMs: deps.archive?.timeoutMs ?? gatewayConfigSpec.archiveTimeout.default,
       restoreTimeoutMs:
         deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
+      trail,
     }),
   );
   app.use(
@@ -165,6 +176,7 @@ export function createGatewayApp(
       logger: deps.logger,
       // As long as a restore: a device's whole history may be a lot to delete.
       timeoutMs: deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
+      trail,
     }),
   );
   app.use((req) => {
