@@ -11,6 +11,7 @@ import type { OperatorPresenceTracker } from './domain/operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
+import { auditPath, auditRoutes } from './entry/audit.routes';
 import {
   consoleAssetsPrefix,
   consoleAssetsRoute,
@@ -27,6 +28,7 @@ import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 import { searchPath, searchRoutes } from './entry/search.routes';
+import { tokenRouteMethods, tokenRouteOf, tokensRoutes } from './entry/tokens.routes';
 import { whoAmIPath, whoAmIRoutes } from './entry/whoami.routes';
 
 export interface GatewayDeps {
@@ -81,6 +83,8 @@ const routes: Record<string, string[]> = {
   [operatorPaths.type]: ['POST'],
   ...archiveRouteMethods,
   ...dataRouteMethods,
+  ...tokenRouteMethods,
+  [auditPath]: ['GET'],
   [openApiPath]: ['GET'],
   ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),
   [consolePath]: ['GET'],
@@ -179,6 +183,15 @@ export function createGatewayApp(
       trail,
     }),
   );
+  // Kept by the ingest workers' store, asked as a search is (ADR 0019).
+  const adminCall = {
+    bus: deps.bus,
+    auth: deps.auth,
+    metrics: deps.metrics.admin,
+    timeoutMs: deps.search?.timeoutMs ?? gatewayConfigSpec.searchTimeout.default,
+  };
+  app.use(tokensRoutes(adminCall));
+  app.use(auditRoutes(adminCall));
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no route ${req.method} ${req.path}`);
   });
@@ -213,9 +226,10 @@ function requestContext({ metrics }: GatewayDeps): RequestHandler {
   };
 }
 
-/** The route a path belongs to: itself, or its pattern (GET /devices/{name}). */
+/** The route a path belongs to: itself, or its pattern (GET /devices/{name}, /tokens/{id}). */
 function routeOf(path: string): string {
-  return path.startsWith(`${devicesPath}/`) ? deviceRouteLabel : path;
+  if (path.startsWith(`${devicesPath}/`)) return deviceRouteLabel;
+  return tokenRouteOf(path) ?? path;
 }
 
 const methodGuard: RequestHandler = (req, _res, next) => {
