@@ -15,7 +15,8 @@ import { sendArchiveCommand, type ArchiveAnswer } from '../domain/archive-comman
 import type { AuditTrail } from '../domain/audit-trail';
 import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
-import { authenticate, requireScope, type AuthOptions } from './authenticate';
+import { requireScope, type AuthOptions } from './authenticate';
+import { authenticateAudited } from './audited-auth';
 import { answeredWith } from './http-errors';
 import { jsonBody, jsonBodyReader } from './json-body';
 
@@ -114,7 +115,9 @@ export function archiveRoutes(deps: ArchiveRoutesDeps): Router {
     let range: Record<string, unknown> = {};
     let failure: unknown;
     try {
-      actor = authenticate(req, 'archive:write', deps.auth).id;
+      authenticateAudited(req, 'archive:write', deps.auth, ({ id }) => {
+        actor = id;
+      });
       await readBody(req, res);
       const request = validators.archiveRestoreRequest.parse(req.body);
       range = { ...request };

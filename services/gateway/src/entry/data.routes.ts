@@ -17,7 +17,8 @@ import type { AuditTrail } from '../domain/audit-trail';
 import { sendArchiveCommand } from '../domain/archive-commands';
 import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
-import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
+import { assertDeviceAllowed, type AuthOptions } from './authenticate';
+import { authenticateAudited } from './audited-auth';
 import { HttpError } from './http-error';
 import { answeredWith } from './http-errors';
 import { jsonBodyReader } from './json-body';
@@ -129,8 +130,9 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
   router.post(
     dataPaths.deleteRange,
     audited('delete-range', async (req, res, audit) => {
-      const grant = authenticate(req, 'data:delete', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'data:delete', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const range = toDataDeleteRange(validators.dataDeleteRangeRequest.parse(req.body ?? {}));
       Object.assign(audit, { from: range.start, to: range.end, device: range.device_name });
@@ -150,8 +152,9 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
   router.post(
     dataPaths.deleteDevice,
     audited('delete-device', async (req, res, audit) => {
-      const grant = authenticate(req, 'data:delete', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'data:delete', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const device = toDeletedDevice(validators.dataDeleteDeviceRequest.parse(req.body ?? {}));
       audit.device = device;

@@ -27,7 +27,8 @@ import {
 } from '../domain/operator-commands';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
 import type { OperatorMetrics } from '../metrics';
-import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
+import { assertDeviceAllowed, type AuthOptions } from './authenticate';
+import { authenticateAudited } from './audited-auth';
 import { answeredWith } from './http-errors';
 import { jsonBodyReader } from './json-body';
 
@@ -102,8 +103,9 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
   router.post(
     operatorPaths.list,
     audited('list', async (req, res, audit) => {
-      const grant = authenticate(req, 'operator', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'operator', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const request = validators.listElementsRequest.parse(req.body);
       audit.appName = request.app_name;
@@ -131,8 +133,9 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
     toCommand: (request: ElementRequest, timeoutMs: number, requestedBy: string) => ElementCommand,
   ) =>
     audited(action, async (req, res, audit) => {
-      const grant = authenticate(req, 'operator', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'operator', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const request = parse(req.body);
       const command = toCommand(request, deps.timeoutMs, grant.id);
