@@ -22,7 +22,13 @@ import {
 import type { TokenEntry } from '@screenfleet/gateway';
 import { createLogger, waitFor } from '@screenfleet/runtime';
 import { isolatedBroker, uniqueName } from '../../../test/services';
-import { get, post, startGateway, type RunningGateway } from '../../../test/support/gateway';
+import {
+  get,
+  post,
+  startGateway,
+  tokens,
+  type RunningGateway,
+} from '../../../test/support/gateway';
 
 const admin = {
   id: 'test-admin',
@@ -473,6 +479,57 @@ describe('token, enrolment and audit routes relayed to the ingest workers', () =
         details: { element_index: 2, text_length: text.length },
       });
       expect(JSON.stringify(row)).not.toContain(text);
+    });
+  });
+
+  describe('audit rows of deletes and restores', () => {
+    const rowOf = (requestId: string | null) =>
+      waitFor(() => (requestId ? auditByRequest.get(requestId) : undefined), {
+        timeoutMs: 5000,
+        what: `the audit record of request ${requestId}`,
+      });
+    const send = async (path: string, token: string, body: unknown) => {
+      const response = await fetch(url(path), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'x-request-id': uniqueName('audited'),
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, requestId: response.headers.get('x-request-id') };
+    };
+
+    it('when a token bound to desk-1 deletes desk-2, then a data.delete_device row says refused', async () => {
+      const { status, requestId } = await send('/data/delete-device', tokens.deleteDesk1.token, {
+        device_name: 'desk-2',
+      });
+
+      expect(status).toBe(403);
+      expect(await rowOf(requestId)).toMatchObject({
+        actor: tokens.deleteDesk1.id,
+        action: 'data.delete_device',
+        device: 'desk-2',
+        outcome: 'refused',
+        outcome_code: 'forbidden_device',
+        details: { device_name: 'desk-2' },
+      });
+    });
+
+    it('when a token without archive:write restores, then an archive.restore row says refused', async () => {
+      const { status, requestId } = await send('/archive/restore', tokens.archiveReader.token, {
+        from: '2026-11-01T00:00:00Z',
+        to: '2026-11-02T00:00:00Z',
+      });
+
+      expect(status).toBe(403);
+      expect(await rowOf(requestId)).toMatchObject({
+        actor: tokens.archiveReader.id,
+        action: 'archive.restore',
+        outcome: 'refused',
+        outcome_code: 'forbidden_scope',
+      });
     });
   });
 
