@@ -10,7 +10,7 @@ import {
   type RouteClass,
   type TokenEntry,
 } from '@screenfleet/gateway';
-import { createLogger, createMetrics, type Registry } from '@screenfleet/runtime';
+import { createLogger, createMetrics, type Logger, type Registry } from '@screenfleet/runtime';
 import { uniqueName } from '../services';
 
 export const tokens = {
@@ -80,10 +80,14 @@ export async function startGateway(
     operatorTimeoutMs?: number;
     /** Rate limits by class; none when absent, so that suites sending many requests are not throttled. */
     rateLimits?: Partial<Record<RouteClass, RateRule>>;
+    /** Tokens beside `tokens` (a suite's own scopes or device bindings). */
+    extraTokens?: readonly TokenEntry[];
+    /** A logger whose lines the test reads; silent when absent. */
+    logger?: Logger;
   } = {},
 ): Promise<RunningGateway> {
   const connectionName = uniqueName('gateway');
-  const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const logger = options.logger ?? createLogger({ service: 'gateway', level: 'silent' });
   const bus = await createAmqpBus({
     url: brokerUrl,
     topology,
@@ -99,7 +103,7 @@ export async function startGateway(
   const gateway = createGateway({
     bus,
     auth: {
-      tokens: createTokenRegistry(Object.values(tokens)),
+      tokens: createTokenRegistry([...Object.values(tokens), ...(options.extraTokens ?? [])]),
       allowUnauthenticatedLoopback: options.allowUnauthenticatedLoopback ?? false,
       ...(options.rateLimits ? { rateLimits: createRateLimits(options.rateLimits) } : {}),
     },

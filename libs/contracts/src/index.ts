@@ -49,5 +49,6 @@ export { itemText, queryTerms, searchTerms, searchWords, textLength } from './se
 export { buildOpenApiDocument } from './openapi/document';
 export { toJsonSchema2020 } from './openapi/json-schema-2020';
 export * from './devices-query';
+export * from './audit-query';
 export * from './capture-status';
 export * from './device-listing';

@@ -6,10 +6,12 @@ import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import { gatewayConfigSpec } from './config';
 import type { GatewayMetrics } from './metrics';
+import { createAuditTrail } from './domain/audit-trail';
 import type { OperatorPresenceTracker } from './domain/operator-presence';
 import type { AuthOptions } from './entry/authenticate';
 import { addRoutes } from './entry/add.routes';
 import { archiveRouteMethods, archiveRoutes } from './entry/archive.routes';
+import { auditPath, auditRoutes } from './entry/audit.routes';
 import {
   consoleAssetsPrefix,
   consoleAssetsRoute,
@@ -26,6 +28,7 @@ import { toBodyError } from './entry/json-body';
 import { openApiPath, openApiRoutes } from './entry/openapi.routes';
 import { operatorPaths, operatorRoutes } from './entry/operator.routes';
 import { searchPath, searchRoutes } from './entry/search.routes';
+import { tokenRouteMethods, tokenRouteOf, tokensRoutes } from './entry/tokens.routes';
 import { whoAmIPath, whoAmIRoutes } from './entry/whoami.routes';
 
 export interface GatewayDeps {
@@ -80,6 +83,8 @@ const routes: Record<string, string[]> = {
   [operatorPaths.type]: ['POST'],
   ...archiveRouteMethods,
   ...dataRouteMethods,
+  ...tokenRouteMethods,
+  [auditPath]: ['GET'],
   [openApiPath]: ['GET'],
   ...Object.fromEntries(docsRoutePaths.map((path) => [path, ['GET']])),
   [consolePath]: ['GET'],
@@ -102,6 +107,14 @@ export function createGatewayApp(
   // The console: static files calling this same API with the user's token (console.routes.ts).
   app.use(consoleRoutes());
   app.use(whoAmIRoutes(deps.auth));
+  // Operator commands, deletes and restores leave audit rows (ADR 0019), published on the side.
+  const trail = createAuditTrail({
+    bus: deps.bus,
+    logger: deps.logger,
+    observer: {
+      publishFailed: (action) => deps.metrics.admin.auditPublishFailures.inc({ action }),
+    },
+  });
   const stallAfterMs = deps.devices?.stallAfterMs ?? gatewayConfigSpec.captureStallAfter.default;
   // screenpipe's clients poll it without a token (health.routes.ts says what it shows).
   app.use(
@@ -145,6 +158,7 @@ export function createGatewayApp(
       logger: deps.logger,
       timeoutMs: deps.operator?.timeoutMs ?? gatewayConfigSpec.operatorTimeout.default,
       signingKey: deps.operator?.signingKey,
+      trail,
     }),
   );
   app.use(
@@ -155,6 +169,7 @@ export function createGatewayApp(
       timeoutMs: deps.archive?.timeoutMs ?? gatewayConfigSpec.archiveTimeout.default,
       restoreTimeoutMs:
         deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
+      trail,
     }),
   );
   app.use(
@@ -165,8 +180,18 @@ export function createGatewayApp(
       logger: deps.logger,
       // As long as a restore: a device's whole history may be a lot to delete.
       timeoutMs: deps.archive?.restoreTimeoutMs ?? gatewayConfigSpec.archiveRestoreTimeout.default,
+      trail,
     }),
   );
+  // Kept by the ingest workers' store, asked as a search is (ADR 0019).
+  const adminCall = {
+    bus: deps.bus,
+    auth: deps.auth,
+    metrics: deps.metrics.admin,
+    timeoutMs: deps.search?.timeoutMs ?? gatewayConfigSpec.searchTimeout.default,
+  };
+  app.use(tokensRoutes(adminCall));
+  app.use(auditRoutes(adminCall));
   app.use((req) => {
     throw new HttpError(404, 'not_found', `no route ${req.method} ${req.path}`);
   });
@@ -201,9 +226,10 @@ function requestContext({ metrics }: GatewayDeps): RequestHandler {
   };
 }
 
-/** The route a path belongs to: itself, or its pattern (GET /devices/{name}). */
+/** The route a path belongs to: itself, or its pattern (GET /devices/{name}, /tokens/{id}). */
 function routeOf(path: string): string {
-  return path.startsWith(`${devicesPath}/`) ? deviceRouteLabel : path;
+  if (path.startsWith(`${devicesPath}/`)) return deviceRouteLabel;
+  return tokenRouteOf(path) ?? path;
 }
 
 const methodGuard: RequestHandler = (req, _res, next) => {

@@ -51,6 +51,7 @@ export function createGatewayMetrics(registry: Registry) {
     search: searchMetrics(registers),
     devices: devicesMetrics(registers),
     tokens: tokensMetrics(registers),
+    admin: adminMetrics(registers),
   };
 }
 
@@ -60,6 +61,7 @@ export type ArchiveMetrics = GatewayMetrics['archive'];
 export type SearchMetrics = GatewayMetrics['search'];
 export type DevicesMetrics = GatewayMetrics['devices'];
 export type TokensMetrics = GatewayMetrics['tokens'];
+export type AdminMetrics = GatewayMetrics['admin'];
 
 /** Operator commands; labels are bounded (action, result = 'success' or an error code). */
 function operatorMetrics(registers: Registers) {
@@ -207,5 +209,35 @@ function tokensMetrics(registers: Registers) {
     readFrom(source: typeof cache): void {
       cache = source;
     },
+  };
+}
+
+/**
+ * Token administration and the audit trail (ADR 0019): calls to the ingest workers over
+ * tokens.rpc and search.rpc by action (create, list, revoke, create_code, list_codes,
+ * revoke_code, enrol, audit) and result ('ok' or the error code the client saw), and audit
+ * records the broker did not take (the answer to the client is unchanged: the count says so).
+ */
+function adminMetrics(registers: Registers) {
+  return {
+    calls: new Counter({
+      name: 'gateway_admin_rpc_total',
+      help: 'Token, enrolment and audit calls to the ingest workers, by action and result (ok, or the error code)',
+      labelNames: ['action', 'result'] as const,
+      registers,
+    }),
+    callDuration: new Histogram({
+      name: 'gateway_admin_rpc_duration_seconds',
+      help: 'Token, enrolment and audit calls from request to reply (or to giving up), by action',
+      labelNames: ['action'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    auditPublishFailures: new Counter({
+      name: 'gateway_audit_publish_failures_total',
+      help: 'Audit records (operator commands, deletes, restores) the broker did not confirm: logged, the rows are missing',
+      labelNames: ['action'] as const,
+      registers,
+    }),
   };
 }

@@ -12,10 +12,13 @@ import {
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { sendArchiveCommand, type ArchiveAnswer } from '../domain/archive-commands';
+import type { AuditTrail } from '../domain/audit-trail';
 import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
 import { requireScope, type AuthOptions } from './authenticate';
-import { jsonBody } from './json-body';
+import { authenticateAudited } from './audited-auth';
+import { answeredWith } from './http-errors';
+import { jsonBody, jsonBodyReader } from './json-body';
 
 export const archivePaths = {
   status: archiveStatusRoute.path,
@@ -33,6 +36,8 @@ export interface ArchiveRoutesDeps {
   timeoutMs: number;
   /** Restore reads objects back and re-inserts items: it may take minutes. */
   restoreTimeoutMs: number;
+  /** Where restore attempts become audit rows (ADR 0019). */
+  trail?: AuditTrail | undefined;
 }
 
 const messages: Record<Exclude<ArchiveCommand['action'], 'status' | 'delete'>, string> = {
@@ -101,9 +106,43 @@ export function archiveRoutes(deps: ArchiveRoutesDeps): Router {
     answer(res, 'run', await relay({ action: 'run' }, res));
   });
 
-  router.post(archivePaths.restore, write, ...body, async (req, res) => {
-    const request = validators.archiveRestoreRequest.parse(req.body);
-    answer(res, 'restore', await relay({ action: 'restore', request }, res, deps.restoreTimeoutMs));
+  // Audited (ADR 0019): it authenticates and reads its body itself, so that a refusal by a
+  // valid token (403 scope, 400 range) leaves its row too.
+  const readBody = jsonBodyReader(limits.maxBodyBytes);
+  router.post(archivePaths.restore, async (req, res) => {
+    const started = performance.now();
+    let actor: string | undefined;
+    let range: Record<string, unknown> = {};
+    let failure: unknown;
+    try {
+      authenticateAudited(req, 'archive:write', deps.auth, ({ id }) => {
+        actor = id;
+      });
+      await readBody(req, res);
+      const request = validators.archiveRestoreRequest.parse(req.body);
+      range = { ...request };
+      answer(
+        res,
+        'restore',
+        await relay({ action: 'restore', request }, res, deps.restoreTimeoutMs),
+      );
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      const { status, code } = answeredWith(failure);
+      if (actor !== undefined)
+        deps.trail?.record({
+          action: 'archive.restore',
+          actor,
+          device: typeof range.device_name === 'string' ? range.device_name : null,
+          status,
+          code,
+          seconds: (performance.now() - started) / 1000,
+          details: range,
+          requestId: res.locals.requestId,
+        });
+    }
   });
 
   return router;

@@ -96,7 +96,7 @@ export function identifyUncounted(req: Request, options: AuthOptions): TokenGran
  * and a 429 past the limit. Retry-After and the RateLimit `t` then name the same moment
  * (draft-ietf-httpapi-ratelimit-headers-08, section 5).
  */
-function countRequest(
+export function countRequest(
   req: Request,
   options: AuthOptions,
   routeClass: RouteClass,

@@ -13,13 +13,15 @@ import {
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import type { TokenGrant } from '../auth/tokens';
+import type { AuditTrail } from '../domain/audit-trail';
 import { sendArchiveCommand } from '../domain/archive-commands';
 import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
-import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
+import { assertDeviceAllowed, type AuthOptions } from './authenticate';
+import { authenticateAudited } from './audited-auth';
 import { HttpError } from './http-error';
-import { toHttpFailure } from './http-errors';
-import { jsonBodyReader, toBodyError } from './json-body';
+import { answeredWith } from './http-errors';
+import { jsonBodyReader } from './json-body';
 
 export const dataPaths = {
   deleteRange: dataDeleteRangeRoute.path,
@@ -40,6 +42,8 @@ export interface DataRoutesDeps {
   logger: Logger;
   /** A delete of a device's whole history may take as long as a restore. */
   timeoutMs: number;
+  /** Where delete attempts become audit rows (ADR 0019). */
+  trail?: AuditTrail | undefined;
 }
 
 type Audit = Record<string, unknown> & { tokenId: string | null };
@@ -51,7 +55,8 @@ type Audit = Record<string, unknown> & { tokenId: string | null };
  * loopback grant never has. A token bound to devices deletes only those: naming another is a
  * 403, as on /add and /search, whether or not that device has data (nothing leaks); a range
  * without a device_name is a 403 for it too (it would cover other devices' data). Every attempt,
- * refused or not, leaves one audit line with the token id.
+ * refused or not, leaves one audit line with the token id, and one audit row when the token was
+ * valid (ADR 0019).
  */
 export function dataRoutes(deps: DataRoutesDeps): Router {
   const router = Router();
@@ -65,6 +70,7 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
     ) =>
     async (req: Request, res: Response): Promise<void> => {
       const audit: Audit = { tokenId: null };
+      const started = performance.now();
       let failure: unknown;
       try {
         await handler(req, res, audit);
@@ -72,10 +78,19 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
         failure = error;
         throw error;
       } finally {
-        const { status, reason } =
-          failure === undefined
-            ? { status: 200, reason: 'success' }
-            : toHttpFailure(toBodyError(failure) ?? failure);
+        const { status, reason, code } = answeredWith(failure);
+        if (audit.tokenId !== null) {
+          deps.trail?.record({
+            action: action === 'delete-range' ? 'data.delete_range' : 'data.delete_device',
+            actor: audit.tokenId,
+            device: typeof audit.device === 'string' ? audit.device : null,
+            status,
+            code,
+            seconds: (performance.now() - started) / 1000,
+            details: rowDetails(action, audit),
+            requestId: res.locals.requestId,
+          });
+        }
         logger.info(
           {
             audit: 'data',
@@ -115,8 +130,9 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
   router.post(
     dataPaths.deleteRange,
     audited('delete-range', async (req, res, audit) => {
-      const grant = authenticate(req, 'data:delete', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'data:delete', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const range = toDataDeleteRange(validators.dataDeleteRangeRequest.parse(req.body ?? {}));
       Object.assign(audit, { from: range.start, to: range.end, device: range.device_name });
@@ -136,8 +152,9 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
   router.post(
     dataPaths.deleteDevice,
     audited('delete-device', async (req, res, audit) => {
-      const grant = authenticate(req, 'data:delete', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'data:delete', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const device = toDeletedDevice(validators.dataDeleteDeviceRequest.parse(req.body ?? {}));
       audit.device = device;
@@ -181,4 +198,17 @@ function describe(request: DataDeleteCommandRequest, deleted: DataDeletedCounts)
       ? ` (${deleted.archived_objects_unreadable} archived objects could not be read to count theirs; they are covered all the same)`
       : '')
   );
+}
+
+/** What an audit row says was asked: the range and its device, or the device. */
+function rowDetails(action: 'delete-range' | 'delete-device', audit: Audit) {
+  if (action === 'delete-device')
+    return typeof audit.device === 'string' ? { device_name: audit.device } : {};
+  return Object.fromEntries(
+    [
+      ['start', audit.from],
+      ['end', audit.to],
+      ['device_name', audit.device],
+    ].filter(([, value]) => value !== undefined),
+  ) as Record<string, unknown>;
 }

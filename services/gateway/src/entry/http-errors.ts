@@ -1,6 +1,7 @@
 import type { ErrorCode, ErrorBody } from '@screenfleet/contracts';
 import { AppError } from '@screenfleet/contracts';
 import { HttpError, RETRY_AFTER_SECONDS } from './http-error';
+import { toBodyError } from './json-body';
 
 /** The one place where error kinds become HTTP statuses. */
 const statusByCode: Record<ErrorCode, number> = {
@@ -65,4 +66,18 @@ export function toHttpFailure(error: unknown): HttpFailure {
     body: { success: false, message: 'internal error', errors: [] },
     headers: {},
   };
+}
+
+/**
+ * What a handler that threw `failure` (undefined: it answered `okStatus`) answered, for audit
+ * lines and rows: the status, the rejects metric's reason ('success' when done) and the code
+ * its body named (the reason where the body names none; null when done).
+ */
+export function answeredWith(
+  failure: unknown,
+  okStatus = 200,
+): { status: number; reason: string; code: string | null } {
+  if (failure === undefined) return { status: okStatus, reason: 'success', code: null };
+  const { status, reason, body } = toHttpFailure(toBodyError(failure) ?? failure);
+  return { status, reason, code: body.code ?? reason };
 }

@@ -14,6 +14,7 @@ import {
 import type { Bus } from '@screenfleet/bus';
 import type { Logger } from '@screenfleet/runtime';
 import type { TokenGrant } from '../auth/tokens';
+import type { AuditTrail } from '../domain/audit-trail';
 import {
   ListingDevices,
   listingOf,
@@ -26,9 +27,10 @@ import {
 } from '../domain/operator-commands';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
 import type { OperatorMetrics } from '../metrics';
-import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
-import { toHttpFailure } from './http-errors';
-import { jsonBodyReader, toBodyError } from './json-body';
+import { assertDeviceAllowed, type AuthOptions } from './authenticate';
+import { authenticateAudited } from './audited-auth';
+import { answeredWith } from './http-errors';
+import { jsonBodyReader } from './json-body';
 
 export type OperatorAction = 'list' | 'press' | 'click' | 'type';
 
@@ -53,6 +55,8 @@ export interface OperatorRoutesDeps {
   timeoutMs: number;
   /** Signs every command; without it agents refuse them (unsigned). */
   signingKey?: KeyObject | undefined;
+  /** Where press, click and type attempts become audit rows (ADR 0019). */
+  trail?: AuditTrail | undefined;
 }
 
 /**
@@ -65,6 +69,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
   const { audited, earlyFailures } = createOperatorAudit({
     logger: deps.logger,
     metrics: deps.metrics,
+    trail: deps.trail,
     paths: new Map<string, OperatorAction>([
       [operatorPaths.list, 'list'],
       [operatorPaths.press, 'press'],
@@ -98,8 +103,9 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
   router.post(
     operatorPaths.list,
     audited('list', async (req, res, audit) => {
-      const grant = authenticate(req, 'operator', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'operator', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const request = validators.listElementsRequest.parse(req.body);
       audit.appName = request.app_name;
@@ -127,8 +133,9 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
     toCommand: (request: ElementRequest, timeoutMs: number, requestedBy: string) => ElementCommand,
   ) =>
     audited(action, async (req, res, audit) => {
-      const grant = authenticate(req, 'operator', deps.auth);
-      audit.tokenId = grant.id;
+      const grant = authenticateAudited(req, 'operator', deps.auth, ({ id }) => {
+        audit.tokenId = id;
+      });
       await readBody(req, res);
       const request = parse(req.body);
       const command = toCommand(request, deps.timeoutMs, grant.id);
@@ -177,7 +184,10 @@ function auditDetails(command: ElementCommand): Record<string, unknown> {
 
 /**
  * Remote input into someone's desktop: every command attempt, refused or not, leaves one audit
- * line (who, which device, which element and key, the status, how long) and is counted.
+ * line (who, which device, which element and key, the status, how long) and is counted. Press,
+ * click and type by a known token also become audit rows (`trail`, ADR 0019): the same facts,
+ * the typed text's length and never the text; attempts without a valid token (401, or a 405
+ * before the routes ran) have no actor and stay log lines only.
  * `audited` wraps a whole operator route handler, which authenticates (401/403) and reads its
  * body (400/413/415) itself, so every refusal passes through it. `earlyFailures` audits what
  * failed on the operator paths before their routes ran (a wrong method: 405), with tokenId
@@ -186,6 +196,7 @@ function auditDetails(command: ElementCommand): Record<string, unknown> {
 export function createOperatorAudit(deps: {
   logger: Logger;
   metrics: OperatorMetrics;
+  trail?: AuditTrail | undefined;
   /** The operator paths and their actions. */
   paths: ReadonlyMap<string, OperatorAction>;
 }) {
@@ -198,11 +209,20 @@ export function createOperatorAudit(deps: {
     failure: unknown,
     seconds?: number,
   ): void => {
-    const { status, reason } =
-      failure === undefined
-        ? { status: 200, reason: 'success' }
-        : toHttpFailure(toBodyError(failure) ?? failure);
+    const { status, reason, code } = answeredWith(failure);
     deps.metrics.commands.inc({ action, result: reason });
+    if (action !== 'list' && entry.tokenId !== null) {
+      deps.trail?.record({
+        action: `operator.${action}`,
+        actor: entry.tokenId,
+        device: typeof entry.device === 'string' ? entry.device : null,
+        status,
+        code,
+        seconds: seconds ?? null,
+        details: rowDetails(entry),
+        requestId: res.locals.requestId,
+      });
+    }
     logger.info(
       {
         audit: 'operator',
@@ -240,4 +260,15 @@ export function createOperatorAudit(deps: {
   };
 
   return { audited, earlyFailures };
+}
+
+/** What an audit row says was asked, from what the handler learned (the text's length only). */
+function rowDetails(entry: AuditEntry): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  if (entry.elementIndex !== undefined) details.element_index = entry.elementIndex;
+  if (entry.cacheId !== undefined) details.cache_id = entry.cacheId;
+  if (entry.key !== undefined) details.key = entry.key;
+  if (entry.modifiers !== undefined) details.modifiers = entry.modifiers;
+  if (entry.textLength !== undefined) details.text_length = entry.textLength;
+  return details;
 }
