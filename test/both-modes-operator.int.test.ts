@@ -13,7 +13,7 @@ import {
   type DesktopHarness,
 } from '../services/operator-agent/test/support/desktop-harness';
 import { LARGE_PAGE, type PageElement } from '../services/operator-agent/test/support/test-page';
-import { post } from './support/gateway';
+import { get, post, tokens } from './support/gateway';
 import { modes, startSystem, type RunningSystem } from './support/system';
 
 const LIST = '/experimental/operator/list-interactable-elements';
@@ -146,5 +146,33 @@ describe.each(modes)('operator commands in %s mode', (mode) => {
     });
     expect(clicked).toMatchObject({ status: 200, body: { success: true } });
     await waitFor(() => desk!.clicks().includes(buttonId), { timeoutMs: 5000, what: 'the click' });
+  });
+
+  it('when commands were pressed, typed and clicked, then each is an audit row with who, where, what and how it ended, never the typed text', async () => {
+    type Row = { actor: string; device: string; outcome: string; details: Record<string, unknown> };
+    const rows = async (action: string): Promise<Row[]> => {
+      const page = await get(
+        `${system!.url}/audit?action=${action}&device=${encodeURIComponent(device)}`,
+        tokens.admin.token,
+      );
+      expect(page.status).toBe(200);
+      return (page.body as unknown as { rows: Row[] }).rows;
+    };
+    // The ingest worker writes them after the answers: read until the last one is there.
+    await waitFor(async () => (await rows('operator.click')).length > 0, {
+      timeoutMs: 10_000,
+      what: 'the click in the audit trail',
+    });
+    const presses = await rows('operator.press');
+    expect(presses).toContainEqual(
+      expect.objectContaining({
+        actor: tokens.all.id,
+        outcome: 'ok',
+        details: expect.objectContaining({ key: 'k', modifiers: ['ctrl', 'shift'] }),
+      }),
+    );
+    const [typed] = await rows('operator.type');
+    expect(typed).toMatchObject({ outcome: 'ok', details: { text_length: expect.any(Number) } });
+    expect(JSON.stringify(typed)).not.toContain('"text"');
   });
 });

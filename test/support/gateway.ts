@@ -51,6 +51,11 @@ export const tokens = {
     token: 'test-token-archive-read-only-01',
     scopes: ['archive:read'],
   },
+  admin: {
+    id: 'test-admin',
+    token: 'test-token-admin-tokens-audit-01',
+    scopes: ['tokens:admin', 'audit:read'],
+  },
 } satisfies Record<string, TokenEntry>;
 
 /** The test gateways' command signing key pair: give agents the public key. */
