@@ -110,7 +110,7 @@ export const auditRoute: ApiOperation = {
     },
     {
       name: 'cursor',
-      description: 'The previous page\'s next_cursor.',
+      description: "The previous page's next_cursor.",
       schema: { type: 'string', maxLength: 512 },
     },
   ],

@@ -336,7 +336,7 @@ export const tokenRoutes: readonly ApiOperation[] = [
     summary: 'Create an enrolment code; the code is in this answer only',
     description:
       'Desktops trade it for tokens of their own (POST /enroll) while it has uses left, has ' +
-      'not expired and is not revoked; each token has the code\'s scopes and is bound to the ' +
+      "not expired and is not revoked; each token has the code's scopes and is bound to the " +
       'name of the device that enrolled, which must match `device_pattern`. Stored as a hash.',
     scope: 'tokens:admin',
     request: {
@@ -409,9 +409,9 @@ export const tokenRoutes: readonly ApiOperation[] = [
     path: tokenPaths.enroll,
     operationId: 'enroll',
     tag: 'auth',
-    summary: 'Trade an enrolment code for this device\'s own token',
+    summary: "Trade an enrolment code for this device's own token",
     description:
-      'No other credential. The token has the code\'s scopes and is bound to `device_name`; its ' +
+      "No other credential. The token has the code's scopes and is bound to `device_name`; its " +
       'secret is in this answer only. A code that is unknown, revoked, expired or used up, or a ' +
       'name its pattern does not match, gets 403 with the reason as `code` ' +
       '(`enrolment_code_invalid`, `enrolment_code_revoked`, `enrolment_code_expired`, ' +

@@ -177,4 +177,3 @@ export const tokensMessagesContract = {
   components: {},
   operations: [],
 } satisfies Contract;
-
