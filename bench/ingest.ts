@@ -12,6 +12,11 @@
  * Ours: gateway + ingest worker as separate processes, load from a third process.
  * Each phase's CPU seconds per process are reported, and the store's CPU per item (FerretDB's,
  * when it runs here) against each baseline's.
+ *
+ * Authentication's cost (issue #40): half-load runs alternated between a second gateway that
+ * checks nothing (tokenless loopback clients, no rate limits) and the first with what production
+ * does per request: a stored token (from POST /tokens, held by the gateway's token cache) and
+ * the default rate limits.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -33,6 +38,16 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const TOKEN = 'bench-token-0123456789abcdef';
+const ADMIN = 'bench-admin-0123456789abcdef';
+/** The gateway's default rate limits (its config's), which test processes otherwise turn off. */
+const DEFAULT_LIMITS = {
+  GATEWAY_RATE_LIMIT_INGEST: '60000/1m',
+  GATEWAY_RATE_LIMIT_SEARCH: '600/1m',
+  GATEWAY_RATE_LIMIT_OPERATOR: '600/1m',
+  GATEWAY_RATE_LIMIT_ARCHIVE: '600/1m',
+  GATEWAY_RATE_LIMIT_ADMIN: '600/1m',
+  GATEWAY_RATE_LIMIT_UNAUTHENTICATED: '60/1m',
+};
 const run = promisify(execFile);
 
 function log(message: string): void {
@@ -141,10 +156,10 @@ async function baseline(
   return (BATCHES * ITEMS) / seconds;
 }
 
-const load = (url: string, device: string, rate = 0) =>
+const load = (url: string, device: string, rate = 0, token = TOKEN) =>
   runIngestLoad({
     url,
-    token: TOKEN,
+    token,
     device,
     batches: BATCHES,
     items: ITEMS,
@@ -196,11 +211,28 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'info',
       GATEWAY_PORT: String(port),
       GATEWAY_OPS_PORT: '0',
-      GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
+      GATEWAY_TOKENS: JSON.stringify([
+        { id: 'bench', token: TOKEN, scopes: ['ingest'] },
+        { id: 'bench-admin', token: ADMIN, scopes: ['tokens:admin'] },
+      ]),
+      ...DEFAULT_LIMITS,
     });
     processes.push(gateway);
     await gateway.waitForLog(/gateway listening/);
     const url = `http://127.0.0.1:${port}`;
+    // The baseline of authentication: a gateway that checks nothing per request.
+    const openPort = port + 1;
+    const open = startService('gateway', {
+      ...env,
+      GATEWAY_PORT: String(openPort),
+      GATEWAY_OPS_PORT: '0',
+      GATEWAY_CONNECTION_NAME: 'gateway-open',
+      GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK: 'true',
+      GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
+    });
+    processes.push(open);
+    await open.waitForLog(/gateway listening/);
+    const stored = await storedToken(url);
     const items = oursDb.collection('content_items');
 
     const runs: Array<{
@@ -252,6 +284,22 @@ async function main(): Promise<void> {
     const half = await load(url, 'ours-half', halfRate);
     await waitForCount(items, before + BATCHES * ITEMS);
 
+    // Authentication's cost at half load, alternated so both see the same machine.
+    const auth: Array<{ checked: number[]; unchecked: number[] }> = [];
+    for (let i = 0; i < RUNS; i++) {
+      const sofar = await items.estimatedDocumentCount();
+      const unchecked = await load(`http://127.0.0.1:${openPort}`, `open-${i}`, halfRate, '');
+      const checked = await load(url, `stored-${i}`, halfRate, stored);
+      await waitForCount(items, sofar + 2 * BATCHES * ITEMS);
+      auth.push({ checked: checked.latencies, unchecked: unchecked.latencies });
+      log(
+        `auth run ${i + 1}: p99 stored token + limits ${round(percentiles(checked.latencies, [99]).p99 ?? NaN)} ms, unchecked ${round(percentiles(unchecked.latencies, [99]).p99 ?? NaN)} ms`,
+      );
+    }
+    const p = (latencies: number[], q: 50 | 99) => percentiles(latencies, [q])[`p${q}`] ?? NaN;
+    const authMedian = (side: 'checked' | 'unchecked', q: 50 | 99) =>
+      round(median(auth.map((r) => p(r[side], q))));
+
     const ferretPerItem = (phase: 'thin' | 'same_docs' | 'ours') =>
       median(runs.map((r) => ((r.cpu_s[phase]?.ferretdb ?? NaN) * 1000) / (BATCHES * ITEMS)));
     const result = {
@@ -288,6 +336,19 @@ async function main(): Promise<void> {
         batches_per_s: Math.round(halfRate * 10) / 10,
         latency_ms: percentiles(half.latencies, [50, 95, 99]),
       },
+      // Medians over the alternated runs; the ratio is the added cost's (1 = none).
+      half_load_auth: {
+        stored_token_and_limits_ms: {
+          p50: authMedian('checked', 50),
+          p99: authMedian('checked', 99),
+        },
+        unchecked_ms: { p50: authMedian('unchecked', 50), p99: authMedian('unchecked', 99) },
+        p99_ratio: round(median(auth.map((r) => p(r.checked, 99) / p(r.unchecked, 99)))),
+        runs_p99_ms: auth.map((r) => ({
+          stored_token_and_limits: round(p(r.checked, 99)),
+          unchecked: round(p(r.unchecked, 99)),
+        })),
+      },
       rss_mb: { gateway: peakRssMb(gateway.child.pid), worker: peakRssMb(worker.child.pid) },
       // CPU seconds per process over each phase of each run (2 cores here): where the time goes.
       cpu_s: runs.map((r) => r.cpu_s),
@@ -298,6 +359,24 @@ async function main(): Promise<void> {
     await client.close();
     await services.stop();
   }
+}
+
+/** A token made as an admin makes one (POST /tokens), once the gateway holds it. */
+async function storedToken(url: string): Promise<string> {
+  const response = await fetch(`${url}/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify({ name: 'bench-desk', scopes: ['ingest'] }),
+  });
+  if (response.status !== 201) throw new Error(`POST /tokens answered ${response.status}`);
+  const { secret } = (await response.json()) as { secret: string };
+  await waitFor(
+    async () =>
+      (await fetch(`${url}/auth/whoami`, { headers: { authorization: `Bearer ${secret}` } }))
+        .status === 200,
+    { timeoutMs: 10_000, intervalMs: 20, what: 'the stored token on the gateway' },
+  );
+  return secret;
 }
 
 main().catch((error: unknown) => {

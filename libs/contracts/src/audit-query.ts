@@ -1,4 +1,4 @@
-import { ValidationError, type FieldError } from './errors';
+import { ValidationError } from './errors';
 import {
   auditActions,
   auditDefaultLimit,
@@ -7,6 +7,7 @@ import {
 } from './http/audit.route';
 import { utf8Length } from './json-shape';
 import { limits } from './limits';
+import { queryParameters } from './query-parameters';
 import type { AuditRequest } from './messages/audit.messages';
 import { canonicalDateTime, isDateTimeWithOffset, parseDateTime } from './timestamp';
 
@@ -39,19 +40,7 @@ function hasControlCharacter(text: string): boolean {
  * only bounded here: what it means is the worker's (a foreign one comes back as a refusal).
  */
 export function parseAuditQuery(query: Readonly<Record<string, unknown>>): AuditRequest {
-  const errors: FieldError[] = [];
-  const fail = (param: Name, rule: string, detail: string): undefined => {
-    errors.push({ path: `query.${param}`, rule, detail });
-    return undefined;
-  };
-  const text = (param: Name): string | undefined => {
-    const value = Object.prototype.hasOwnProperty.call(query, param) ? query[param] : undefined;
-    if (Array.isArray(value))
-      return fail(param, 'repeated', `${param} is given ${value.length} times; send it once`);
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string') return fail(param, 'type', `${param} must be a string`);
-    return value;
-  };
+  const { errors, fail, text } = queryParameters<Name>(query);
   const time = (param: 'from' | 'to'): string | undefined => {
     const value = text(param);
     if (value === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { ValidationError, type FieldError } from './errors';
+import { ValidationError } from './errors';
 import {
   agentStatuses,
   captureStatuses,
@@ -8,6 +8,7 @@ import {
   type AgentStatus,
   type CaptureStatus,
 } from './http/devices.routes';
+import { queryParameters } from './query-parameters';
 
 /** GET /devices' query, checked. */
 export interface DevicesParameters {
@@ -32,19 +33,7 @@ type Name = 'limit' | 'offset' | 'status' | 'sort';
  * parameter (`query.status`) and its rule.
  */
 export function parseDevicesQuery(query: Readonly<Record<string, unknown>>): DevicesParameters {
-  const errors: FieldError[] = [];
-  const fail = (param: string, rule: string, detail: string): undefined => {
-    errors.push({ path: `query.${param}`, rule, detail });
-    return undefined;
-  };
-  const text = (param: Name): string | undefined => {
-    const value = Object.prototype.hasOwnProperty.call(query, param) ? query[param] : undefined;
-    if (Array.isArray(value))
-      return fail(param, 'repeated', `${param} is given ${value.length} times; send it once`);
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string') return fail(param, 'type', `${param} must be a string`);
-    return value;
-  };
+  const { errors, fail, text } = queryParameters<Name>(query);
   const integer = (param: 'limit' | 'offset', min: number): number | undefined => {
     const value = text(param);
     if (value === undefined) return undefined;

@@ -1,7 +1,8 @@
 import { WorkerUnavailableError, type HeldToken } from '@screenfleet/contracts';
 import { createLogger, waitFor } from '@screenfleet/runtime';
-import { createTokenCache, type TokenStore, type TokenUse } from './token-cache';
-import { hashSecret, type TokenEntry } from './tokens';
+import { createTokenCache, type StoredTokens, type TokenUse } from './token-cache';
+import { type TokenEntry } from './tokens';
+import { secretHash } from '@screenfleet/contracts';
 
 const logger = createLogger({ service: 'gateway', level: 'silent' });
 const admin: TokenEntry = {
@@ -18,13 +19,13 @@ function buildHeld(n: number, overrides: Partial<HeldToken> = {}): HeldToken {
     devices: null,
     expires_at_ms: null,
     rate_limits: null,
-    secret_hash: hashSecret(secret(n)),
+    secret_hash: secretHash(secret(n)),
     ...overrides,
   };
 }
 
 /** The tokens.rpc stand-in: answers from `tokens`, fails while `failing`, or holds while `held`. */
-interface FakeStore extends TokenStore {
+interface FakeStore extends StoredTokens {
   tokens: HeldToken[];
   failing: boolean;
   snapshots: number;
@@ -53,7 +54,7 @@ function fakeStore(tokens: HeldToken[] = []): FakeStore {
   return store;
 }
 
-function cacheOf(store: TokenStore, clock = { now: 1_000_000 }) {
+function cacheOf(store: StoredTokens, clock = { now: 1_000_000 }) {
   const results: string[] = [];
   const cache = createTokenCache({
     staticTokens: [admin],
@@ -135,7 +136,7 @@ describe('the token cache', () => {
 
   it('when a stored token has the secret of a configured one (imported), then the configured grant wins', async () => {
     const { cache } = cacheOf(
-      fakeStore([{ ...buildHeld(1), secret_hash: hashSecret(admin.token) }]),
+      fakeStore([{ ...buildHeld(1), secret_hash: secretHash(admin.token) }]),
     );
     await cache.refresh();
     expect(cache.find(admin.token)?.id).toBe('admin');

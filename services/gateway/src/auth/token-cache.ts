@@ -1,12 +1,6 @@
-import { AppError, type HeldToken } from '@screenfleet/contracts';
+import { AppError, secretHash, type HeldToken } from '@screenfleet/contracts';
 import type { Logger } from '@screenfleet/runtime';
-import {
-  hashSecret,
-  staticGrants,
-  type TokenEntry,
-  type TokenGrant,
-  type TokenRegistry,
-} from './tokens';
+import { staticGrants, type TokenEntry, type TokenGrant, type TokenRegistry } from './tokens';
 
 /** A token's latest use, as tokens.request `used` carries it. */
 export interface TokenUse {
@@ -15,7 +9,7 @@ export interface TokenUse {
 }
 
 /** Where the stored tokens come from and where their uses go (tokens-rpc.client.ts). */
-export interface TokenStore {
+export interface StoredTokens {
   snapshot(): Promise<HeldToken[]>;
   recordUses(uses: TokenUse[]): Promise<void>;
 }
@@ -72,7 +66,7 @@ const MAX_USES_PER_REPORT = 10_000;
 
 export function createTokenCache(deps: {
   staticTokens: readonly TokenEntry[];
-  store: TokenStore;
+  store: StoredTokens;
   logger: Logger;
   observer?: TokenCacheObserver;
   options?: TokenCacheOptions;
@@ -199,7 +193,7 @@ export function createTokenCache(deps: {
 
   return {
     find(presented) {
-      const entry = held.get(hashSecret(presented));
+      const entry = held.get(secretHash(presented));
       if (!entry) return undefined;
       const { grant } = entry;
       const time = now();

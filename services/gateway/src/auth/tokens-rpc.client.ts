@@ -9,7 +9,7 @@ import {
 } from '@screenfleet/contracts';
 import type { Bus } from '@screenfleet/bus';
 import { callWorkers, invalidReply } from '../domain/worker-call';
-import type { TokenStore } from './token-cache';
+import type { StoredTokens } from './token-cache';
 
 const worker = 'an ingest worker';
 
@@ -21,7 +21,7 @@ const worker = 'an ingest worker';
 export function createTokensRpcClient(
   bus: Pick<Bus, 'call'>,
   options: { timeoutMs: number },
-): TokenStore {
+): StoredTokens {
   const ask = (request: TokensRequest) =>
     callWorkers<TokensReply>(bus, {
       queue: queueNames.tokensRpc,

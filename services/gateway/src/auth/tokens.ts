@@ -1,5 +1,11 @@
-import { randomBytes, createHash } from 'node:crypto';
-import { limits, scopes, type Scope, type TokenRateClass } from '@screenfleet/contracts';
+import { randomBytes } from 'node:crypto';
+import {
+  limits,
+  scopes,
+  secretHash,
+  type Scope,
+  type TokenRateClass,
+} from '@screenfleet/contracts';
 import type { RateRule } from './rate-limiter';
 
 export { scopes, type Scope } from '@screenfleet/contracts';
@@ -37,21 +43,16 @@ export interface TokenRegistry {
   readonly size: number;
 }
 
-/** Hex SHA-256 of a secret: how the store keeps it (ADR 0019) and how gateways look it up. */
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
-
 /** The configured tokens (GATEWAY_TOKENS, or the local token), by the hash of their secret. */
 export function staticGrants(entries: readonly TokenEntry[]): Map<string, TokenGrant> {
-  return new Map(entries.map((entry) => [hashSecret(entry.token), grantOf(entry)]));
+  return new Map(entries.map((entry) => [secretHash(entry.token), grantOf(entry)]));
 }
 
 export function createTokenRegistry(entries: readonly TokenEntry[]): TokenRegistry {
   const grants = staticGrants(entries);
   return {
     size: grants.size,
-    find: (presented) => grants.get(hashSecret(presented)),
+    find: (presented) => grants.get(secretHash(presented)),
     isComplete: () => true,
   };
 }

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import {
   AppError,
   BadGatewayError,
@@ -7,8 +6,11 @@ import {
   StoreUnavailableError,
   ValidationError,
   createEnvelope,
+  newEnrolmentCode,
+  newTokenSecret,
   parseDateTime,
   queueNames,
+  secretHash,
   validators,
   type EnrolRequest,
   type EnrolmentCodeCreateRequest,
@@ -19,18 +21,9 @@ import {
 import type { Bus } from '@screenfleet/bus';
 import { callWorkers } from './worker-call';
 
-/**
- * Secrets and codes are made here, in the gateway, and leave it only in the answer to their
- * creator: the ingest workers and the store get their SHA-256 (ADR 0019). 32 random bytes: a
- * hash of 256 random bits cannot be reversed or guessed. The prefixes let secret scanners find
- * a leaked one.
- */
-export const newSecret = () => `sf_${randomBytes(32).toString('base64url')}`;
-export const newEnrolmentCode = () => `sfe_${randomBytes(32).toString('base64url')}`;
-/** Public ids: lists, audit rows and DELETE use them (8 random bytes: no collision to fear). */
-export const newTokenId = () => `tok_${randomBytes(8).toString('hex')}`;
-export const newEnrolmentCodeId = () => `enr_${randomBytes(8).toString('hex')}`;
-export const sha256Hex = (secret: string) => createHash('sha256').update(secret).digest('hex');
+// Secrets and codes are made here, in the gateway, and leave it only in the answer to their
+// creator: the ingest workers and the store get their SHA-256 (ADR 0019; contracts'
+// token-secrets.ts makes them).
 
 const tokenIdPattern = /^tok_[0-9a-f]{16}$/;
 const codeIdPattern = /^enr_[0-9a-f]{16}$/;
@@ -67,19 +60,19 @@ export function toCreateToken(
   actor: string,
   nowMs: number,
 ): { request: TokensRequest; secret: string } {
-  const secret = newSecret();
+  const { id, secret, secretHash: hash } = newTokenSecret();
   return {
     secret,
     request: {
       op: 'create',
       actor,
-      id: newTokenId(),
+      id,
       name: body.name,
       scopes: body.scopes,
       devices: body.devices ?? null,
       expires_at_ms: expiresAtMs(body.expires_at, nowMs),
       rate_limits: body.rate_limits ?? null,
-      secret_hash: sha256Hex(secret),
+      secret_hash: hash,
     },
   };
 }
@@ -90,19 +83,19 @@ export function toCreateEnrolmentCode(
   actor: string,
   nowMs: number,
 ): { request: TokensRequest; secret: string } {
-  const secret = newEnrolmentCode();
+  const { id, code: secret, codeHash } = newEnrolmentCode();
   return {
     secret,
     request: {
       op: 'create_code',
       actor,
-      id: newEnrolmentCodeId(),
+      id,
       name: body.name,
       scopes: body.scopes,
       device_pattern: body.device_pattern,
       uses: body.uses,
       expires_at_ms: expiresAtMs(body.expires_at, nowMs),
-      code_hash: sha256Hex(secret),
+      code_hash: codeHash,
     },
   };
 }
@@ -112,15 +105,15 @@ export function toCreateEnrolmentCode(
  * unknown code costs what a known one does) and the new token's id and secret hash.
  */
 export function toEnrol(body: EnrolRequest): { request: TokensRequest; secret: string } {
-  const secret = newSecret();
+  const { id, secret, secretHash: hash } = newTokenSecret();
   return {
     secret,
     request: {
       op: 'enrol',
-      code_hash: sha256Hex(body.code),
+      code_hash: secretHash(body.code),
       device_name: body.device_name,
-      token_id: newTokenId(),
-      secret_hash: sha256Hex(secret),
+      token_id: id,
+      secret_hash: hash,
     },
   };
 }

@@ -65,7 +65,10 @@ export function parseTokensCommand(
   const [first, second, third] = positionals;
   const command = first === 'code' ? `code ${second ?? ''}` : first;
   const id = first === 'code' ? third : second;
-  return { ...commandOf(command ?? '', id, values, env, now), ...(values.json ? { json: true } : {}) };
+  return {
+    ...commandOf(command ?? '', id, values, env, now),
+    ...(values.json ? { json: true } : {}),
+  };
 }
 
 function commandOf(
