@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -10,19 +10,28 @@ import path from 'node:path';
 export const tokensChangedFile = (dataDir: string) =>
   path.join(path.resolve(dataDir), 'tokens-changed');
 
-/** Polled, not inotify: it works whether or not the file exists yet, on every file system. */
+/**
+ * Polled, not inotify: it works whether or not the file exists yet, on every file system. Our
+ * own poll rather than fs.watchFile, whose first look is asynchronous: a write made just after
+ * the watch began could become its starting point and never be seen.
+ */
 const POLL_MS = 200;
 
 export function signalTokensChanged(dataDir: string): void {
   writeFileSync(tokensChangedFile(dataDir), `${new Date().toISOString()}\n`, { mode: 0o600 });
 }
 
-/** Calls `changed` each time the file is written; returns the stop. */
+/** Calls `changed` each time the file is written after this call; returns the stop. */
 export function watchTokensChanged(dataDir: string, changed: () => void): () => void {
   const file = tokensChangedFile(dataDir);
-  const listener = (now: { mtimeMs: number }, before: { mtimeMs: number }) => {
-    if (now.mtimeMs !== before.mtimeMs && now.mtimeMs !== 0) changed();
-  };
-  watchFile(file, { interval: POLL_MS, persistent: false }, listener);
-  return () => unwatchFile(file, listener);
+  const modified = () => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  let seen = modified();
+  const timer = setInterval(() => {
+    const now = modified();
+    if (now === seen) return;
+    seen = now;
+    changed();
+  }, POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
