@@ -15,8 +15,7 @@ import { sendArchiveCommand, type ArchiveAnswer } from '../domain/archive-comman
 import type { AuditTrail } from '../domain/audit-trail';
 import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
-import { requireScope, type AuthOptions } from './authenticate';
-import { authenticateAudited } from './audited-auth';
+import { authenticate, requireScope, type AuthOptions } from './authenticate';
 import { answeredWith } from './http-errors';
 import { jsonBody, jsonBodyReader } from './json-body';
 
@@ -115,7 +114,7 @@ export function archiveRoutes(deps: ArchiveRoutesDeps): Router {
     let range: Record<string, unknown> = {};
     let failure: unknown;
     try {
-      authenticateAudited(req, 'archive:write', deps.auth, ({ id }) => {
+      authenticate(req, 'archive:write', deps.auth, ({ id }) => {
         actor = id;
       });
       await readBody(req, res);

@@ -38,10 +38,18 @@ declare module 'express-serve-static-core' {
  * that has `scope` (401 without a valid token, 403 without the scope), or with the loopback switch
  * on, the anonymous grant for a tokenless loopback request addressed to a loopback Host and
  * Origin (403 otherwise). Then the rate limit of the scope's class (429). Route handlers call
- * it first; `requireScope` is the same as middleware.
+ * it first; `requireScope` is the same as middleware. The audited routes (operator commands,
+ * deletes, restores) pass `identified`: told who asks before the scope is checked, so a valid
+ * token refused for its scope is an attempt by a known actor and its audit row names it.
  */
-export function authenticate(req: Request, scope: Scope, options: AuthOptions): TokenGrant {
+export function authenticate(
+  req: Request,
+  scope: Scope,
+  options: AuthOptions,
+  identified?: (grant: TokenGrant) => void,
+): TokenGrant {
   const grant = identify(req, options, scope);
+  identified?.(grant);
   if (!grant.scopes.includes(scope)) {
     throw new HttpError(403, 'forbidden_scope', `token ${grant.id} lacks the ${scope} scope`);
   }

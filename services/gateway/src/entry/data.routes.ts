@@ -17,8 +17,7 @@ import type { AuditTrail } from '../domain/audit-trail';
 import { sendArchiveCommand } from '../domain/archive-commands';
 import { countedCall } from '../domain/worker-call';
 import type { ArchiveMetrics } from '../metrics';
-import { assertDeviceAllowed, type AuthOptions } from './authenticate';
-import { authenticateAudited } from './audited-auth';
+import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
 import { HttpError } from './http-error';
 import { answeredWith } from './http-errors';
 import { jsonBodyReader } from './json-body';
@@ -130,7 +129,7 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
   router.post(
     dataPaths.deleteRange,
     audited('delete-range', async (req, res, audit) => {
-      const grant = authenticateAudited(req, 'data:delete', deps.auth, ({ id }) => {
+      const grant = authenticate(req, 'data:delete', deps.auth, ({ id }) => {
         audit.tokenId = id;
       });
       await readBody(req, res);
@@ -152,7 +151,7 @@ export function dataRoutes(deps: DataRoutesDeps): Router {
   router.post(
     dataPaths.deleteDevice,
     audited('delete-device', async (req, res, audit) => {
-      const grant = authenticateAudited(req, 'data:delete', deps.auth, ({ id }) => {
+      const grant = authenticate(req, 'data:delete', deps.auth, ({ id }) => {
         audit.tokenId = id;
       });
       await readBody(req, res);

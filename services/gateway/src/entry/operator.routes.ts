@@ -27,8 +27,7 @@ import {
 } from '../domain/operator-commands';
 import type { OperatorPresenceTracker } from '../domain/operator-presence';
 import type { OperatorMetrics } from '../metrics';
-import { assertDeviceAllowed, type AuthOptions } from './authenticate';
-import { authenticateAudited } from './audited-auth';
+import { assertDeviceAllowed, authenticate, type AuthOptions } from './authenticate';
 import { answeredWith } from './http-errors';
 import { jsonBodyReader } from './json-body';
 
@@ -103,7 +102,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
   router.post(
     operatorPaths.list,
     audited('list', async (req, res, audit) => {
-      const grant = authenticateAudited(req, 'operator', deps.auth, ({ id }) => {
+      const grant = authenticate(req, 'operator', deps.auth, ({ id }) => {
         audit.tokenId = id;
       });
       await readBody(req, res);
@@ -133,7 +132,7 @@ export function operatorRoutes(deps: OperatorRoutesDeps): [ErrorRequestHandler, 
     toCommand: (request: ElementRequest, timeoutMs: number, requestedBy: string) => ElementCommand,
   ) =>
     audited(action, async (req, res, audit) => {
-      const grant = authenticateAudited(req, 'operator', deps.auth, ({ id }) => {
+      const grant = authenticate(req, 'operator', deps.auth, ({ id }) => {
         audit.tokenId = id;
       });
       await readBody(req, res);
