@@ -91,7 +91,14 @@ export function startService(name: string, env: Record<string, string>): Service
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
           () =>
-            done(new Error(`${name}: no log ${pattern} within ${timeoutMs} ms; stderr: ${stderr}`)),
+            done(
+              new Error(
+                `${name}: no log ${pattern} within ${timeoutMs} ms; stderr: ${stderr}; last lines: ${lines
+                  .slice(-5)
+                  .map((line) => JSON.stringify(line).slice(0, 500))
+                  .join('\n')}`,
+              ),
+            ),
           timeoutMs,
         );
         const listener = (line: Record<string, unknown>) => {
