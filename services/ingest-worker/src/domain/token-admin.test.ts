@@ -1,4 +1,9 @@
-import { ConflictError, NotFoundError, StoreUnavailableError } from '@screenfleet/contracts';
+import {
+  ConflictError,
+  NotFoundError,
+  StoreUnavailableError,
+  validators,
+} from '@screenfleet/contracts';
 import {
   enrolRefusal,
   type AuditRow,
@@ -321,6 +326,24 @@ describe('token admin', () => {
       outcome: 'ok',
       details: { token_id: tokenId(7), code_id: codeId(1) },
     });
+  });
+
+  it('when a long device name enrols with a long code name, then the token name is cut to the 200 characters a name may have', async () => {
+    const { admin } = setup();
+    await admin.createCode({ ...codeRequest(1), name: 'c'.repeat(200), device_pattern: '*' });
+    const device = '\u{1F5A5}'.repeat(50); // 200 bytes in UTF-8, 50 characters
+
+    const enrolled = await admin.enrol({
+      code_hash: hash(1001),
+      device_name: device,
+      token_id: tokenId(8),
+      secret_hash: hash(8),
+    });
+
+    const name = enrolled.ok ? enrolled.token.name : '';
+    expect(Array.from(name)).toHaveLength(200);
+    expect(name.startsWith(`${device} (ccc`)).toBe(true);
+    expect(enrolled.ok && validators.tokenView.check(structuredClone(enrolled.token))).toEqual([]);
   });
 
   it('when the device name does not match the pattern, then device_not_allowed, no use is taken, and a refused audit row names the code', async () => {

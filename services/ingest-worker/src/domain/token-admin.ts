@@ -213,7 +213,8 @@ export function createTokenAdmin({ tokens, audit, now, changed, observer }: Toke
           if (!matchesDevicePattern(code.devicePattern, device)) throw new DeviceNotAllowed(code);
           return {
             id: request.token_id,
-            name: `${device} (${code.name})`,
+            // At most the 200 characters a name may have (a device name alone may have 200).
+            name: Array.from(`${device} (${code.name})`).slice(0, 200).join(''),
             scopes: [...code.scopes],
             devices: [device],
             createdAt: at,
