@@ -13,8 +13,8 @@
  * Each phase's CPU seconds per process are reported, and the store's CPU per item (FerretDB's,
  * when it runs here) against each baseline's.
  *
- * Authentication's cost (issue #40): half-load runs alternated between a second gateway that
- * checks nothing (tokenless loopback clients, no rate limits) and the first with what production
+ * Authentication's cost (issue #40): half-load runs alternated between two more gateways, one
+ * that checks nothing (tokenless loopback clients, no rate limits) and one with what production
  * does per request: a stored token (from POST /tokens, held by the gateway's token cache) and
  * the default rate limits.
  */
@@ -215,25 +215,10 @@ async function main(): Promise<void> {
         { id: 'bench', token: TOKEN, scopes: ['ingest'] },
         { id: 'bench-admin', token: ADMIN, scopes: ['tokens:admin'] },
       ]),
-      ...DEFAULT_LIMITS,
     });
     processes.push(gateway);
     await gateway.waitForLog(/gateway listening/);
     const url = `http://127.0.0.1:${port}`;
-    // The baseline of authentication: a gateway that checks nothing per request.
-    const openPort = port + 1;
-    const open = startService('gateway', {
-      ...env,
-      LOG_LEVEL: 'info',
-      GATEWAY_PORT: String(openPort),
-      GATEWAY_OPS_PORT: '0',
-      GATEWAY_CONNECTION_NAME: 'gateway-open',
-      GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK: 'true',
-      GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
-    });
-    processes.push(open);
-    await open.waitForLog(/gateway listening/);
-    const stored = await storedToken(url);
     const items = oursDb.collection('content_items');
 
     const runs: Array<{
@@ -285,15 +270,40 @@ async function main(): Promise<void> {
     const half = await load(url, 'ours-half', halfRate);
     await waitForCount(items, before + BATCHES * ITEMS);
 
-    // Authentication's cost at half load. Alternated, and in turn first (ABBA...): the store
-    // slows as it grows, so whichever went second would pay for it. The gateways' CPU per
-    // request is the direct measure; latencies show whether a client can tell.
+    // Authentication's cost at half load, between two gateways started now (the same history):
+    // one that checks nothing per request (tokenless loopback clients, no rate limits) and one
+    // doing what production does (a stored token from its cache, the default rate limits).
+    // Alternated, and in turn first (ABBA...): the store slows as it grows, so whichever went
+    // second would pay for it. The gateways' CPU per request is the direct measure; latencies
+    // show whether a client can tell.
+    const openPort = port + 1;
+    const open = startService('gateway', {
+      ...env,
+      LOG_LEVEL: 'info',
+      GATEWAY_PORT: String(openPort),
+      GATEWAY_OPS_PORT: '0',
+      GATEWAY_CONNECTION_NAME: 'gateway-open',
+      GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK: 'true',
+    });
+    processes.push(open);
+    const checkedPort = port + 2;
+    const checking = startService('gateway', {
+      ...env,
+      LOG_LEVEL: 'info',
+      GATEWAY_PORT: String(checkedPort),
+      GATEWAY_OPS_PORT: '0',
+      GATEWAY_CONNECTION_NAME: 'gateway-checking',
+      ...DEFAULT_LIMITS,
+    });
+    processes.push(checking);
+    await Promise.all([open, checking].map((p) => p.waitForLog(/gateway listening/)));
+    const stored = await storedToken(url, `http://127.0.0.1:${checkedPort}`);
     type Side = 'checked' | 'unchecked';
     const auth: Array<Record<Side, number[]> & { cpu_ms_per_request: Record<Side, number> }> = [];
     const side = async (which: Side, i: number) => {
       const [target, pid, token] =
         which === 'checked'
-          ? [url, gateway.child.pid, stored]
+          ? [`http://127.0.0.1:${checkedPort}`, checking.child.pid, stored]
           : [`http://127.0.0.1:${openPort}`, open.child.pid, ''];
       // Read here, not through cpuDuring (which rounds to 0.1 s): clock ticks are 10 ms.
       const before = cpuSeconds(pid);
@@ -385,8 +395,8 @@ async function main(): Promise<void> {
   }
 }
 
-/** A token made as an admin makes one (POST /tokens), once the gateway holds it. */
-async function storedToken(url: string): Promise<string> {
+/** A token made as an admin makes one (POST /tokens on `url`), once `holder` holds it. */
+async function storedToken(url: string, holder: string): Promise<string> {
   const response = await fetch(`${url}/tokens`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
@@ -396,7 +406,7 @@ async function storedToken(url: string): Promise<string> {
   const { secret } = (await response.json()) as { secret: string };
   await waitFor(
     async () =>
-      (await fetch(`${url}/auth/whoami`, { headers: { authorization: `Bearer ${secret}` } }))
+      (await fetch(`${holder}/auth/whoami`, { headers: { authorization: `Bearer ${secret}` } }))
         .status === 200,
     { timeoutMs: 10_000, intervalMs: 20, what: 'the stored token on the gateway' },
   );
