@@ -293,6 +293,8 @@ async function main(): Promise<void> {
       GATEWAY_PORT: String(checkedPort),
       GATEWAY_OPS_PORT: '0',
       GATEWAY_CONNECTION_NAME: 'gateway-checking',
+      // Configured tokens as production has them (and no local token written into ./data).
+      GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
       ...DEFAULT_LIMITS,
     });
     processes.push(checking);
