@@ -428,7 +428,10 @@ describe("the console's Tokens and Audit views in a real headless Chromium, on c
     await page.getByLabel('From (local time)').fill('2026-11-29T10:00');
     await page.getByRole('button', { name: 'Show rows' }).click();
     await page.waitForFunction(() => location.hash.includes('action=operator.press'));
+    // The old table goes as soon as the filters change, before the new query is even sent:
+    // wait for the new answer's rows (the first page again) before reading what was asked.
     await table.locator('tr[data-id=row-3]').waitFor({ state: 'detached' });
+    await table.locator('tr[data-id=row-2]').waitFor();
     const asked = calls.filter((c) => c.path === '/audit').map((c) => c.query.toString());
     expect(asked).toEqual([
       'limit=100',
