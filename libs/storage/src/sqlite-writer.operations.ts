@@ -32,6 +32,8 @@ import {
   ensureContentSchema,
   type DeleteRangeMs,
   insertContentRow,
+  insertSearchRows,
+  type SearchIndexRow,
 } from './sqlite.content-schema';
 import {
   addDeadLetter,
@@ -68,6 +70,12 @@ export interface WriterConnection {
   sql: (text: string) => Database.Statement;
   /** Bytes of documents written in this transaction so far (the group's byte bound). */
   bytes: number;
+  /**
+   * The search-index rows of this transaction's item inserts so far, written at its top level
+   * (writePendingSearchRows): FTS5 writes what it holds pending as a new segment at every
+   * savepoint, so rows written in each batch's own savepoint cost a segment a batch.
+   */
+  pendingSearchRows: Array<{ search: string; row: SearchIndexRow }>;
 }
 
 interface StateTables {
@@ -118,7 +126,12 @@ export const writeOperations = {
     for (const doc of docs) {
       const row = contentRow(doc);
       connection.bytes += row.document.length;
-      if (insertContentRow(connection.sql, tables, row) === 1) {
+      const seq = insertContentRow(connection.sql, tables, row);
+      if (seq !== undefined) {
+        connection.pendingSearchRows.push({
+          search: tables.search,
+          row: { seq, words: row.search },
+        });
         inserted += 1;
         counts.add(doc);
         if (restored) byDevice.set(doc.device_name, (byDevice.get(doc.device_name) ?? 0) + 1);
@@ -265,6 +278,30 @@ export const writeOperations = {
     { table, cutoffMs, limit }: { table: string; cutoffMs: number; limit: number },
   ) => deleteAuditRowsBefore(sql, table, { cutoffMs, limit }),
 };
+
+/**
+ * Whether a write may read or delete search-index rows, so that the rows pending (of inserts
+ * earlier in its transaction) must be written before it runs: the content tables' writes other
+ * than the insert, which only adds to them.
+ */
+export function needsPendingSearchRows(name: string): boolean {
+  return name.startsWith('content.') && name !== 'content.insert';
+}
+
+/**
+ * Writes the pending search-index rows, at the transaction's top level (no savepoint open): one
+ * FTS5 segment for all of them. A failed write's rows were dropped with its savepoint (the
+ * thread cuts the list back), so only stored items are indexed, in the same commit.
+ */
+export function writePendingSearchRows(connection: WriterConnection): void {
+  const bySearch = new Map<string, SearchIndexRow[]>();
+  for (const { search, row } of connection.pendingSearchRows.splice(0)) {
+    const rows = bySearch.get(search) ?? [];
+    if (rows.length === 0) bySearch.set(search, rows);
+    rows.push(row);
+  }
+  for (const [search, rows] of bySearch) insertSearchRows(connection.sql, search, rows);
+}
 
 export type WriteOperations = typeof writeOperations;
 export type WriteName = keyof WriteOperations;

@@ -10,7 +10,12 @@
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import type Database from 'libsql';
 import { openSqliteConnection, statementCache } from './sqlite-connection';
-import { writeOperations, type WriterConnection } from './sqlite-writer.operations';
+import {
+  needsPendingSearchRows,
+  writeOperations,
+  writePendingSearchRows,
+  type WriterConnection,
+} from './sqlite-writer.operations';
 import type {
   EncodedError,
   FromWriter,
@@ -43,7 +48,12 @@ function takePosted(): void {
 }
 
 function start(db: Database.Database): void {
-  const connection: WriterConnection = { db, sql: statementCache(db), bytes: 0 };
+  const connection: WriterConnection = {
+    db,
+    sql: statementCache(db),
+    bytes: 0,
+    pendingSearchRows: [],
+  };
   port.on('message', (message: ToWriter) => {
     accept(message);
     if (scheduled) return;
@@ -68,7 +78,10 @@ function work(connection: WriterConnection): void {
   }
 }
 
-/** One transaction: the queued writes up to the limits, each alone in a savepoint. */
+/**
+ * One transaction: the queued writes up to the limits, each alone in a savepoint, then the
+ * search-index rows of its inserts at the top level (one FTS5 segment a commit).
+ */
 function commitGroup(connection: WriterConnection): void {
   const { db } = connection;
   const replies: WriteReply[] = [];
@@ -82,6 +95,7 @@ function commitGroup(connection: WriterConnection): void {
     return;
   }
   connection.bytes = 0;
+  connection.pendingSearchRows = [];
   let items = 0;
   const done: Array<{ request: WriteRequest; value: unknown }> = [];
   let lost: unknown;
@@ -92,6 +106,17 @@ function commitGroup(connection: WriterConnection): void {
     }
     queue.shift();
     items += request.items;
+    if (needsPendingSearchRows(request.name)) {
+      try {
+        writePendingSearchRows(connection);
+      } catch (error) {
+        // Index rows half written at the top level: only the whole transaction can go.
+        lost = error;
+        rollback(db);
+        replies.push(failed(request, error));
+        break;
+      }
+    }
     try {
       done.push({ request, value: inSavepoint(connection, request) });
     } catch (error) {
@@ -107,6 +132,7 @@ function commitGroup(connection: WriterConnection): void {
   }
   if (lost === undefined) {
     try {
+      writePendingSearchRows(connection);
       db.exec('COMMIT');
       for (const { request, value } of done) replies.push({ id: request.id, ok: true, value });
       send({ type: 'group', replies, committed: true });
@@ -122,6 +148,7 @@ function commitGroup(connection: WriterConnection): void {
 
 function inSavepoint(connection: WriterConnection, request: WriteRequest): unknown {
   const { db } = connection;
+  const pending = connection.pendingSearchRows.length;
   db.exec('SAVEPOINT write');
   try {
     const operation = writeOperations[request.name] as (
@@ -132,6 +159,7 @@ function inSavepoint(connection: WriterConnection, request: WriteRequest): unkno
     db.exec('RELEASE write');
     return value;
   } catch (error) {
+    connection.pendingSearchRows.length = pending; // its rows were undone with it
     if (db.inTransaction) {
       try {
         db.exec('ROLLBACK TO write');

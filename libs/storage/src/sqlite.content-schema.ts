@@ -156,7 +156,13 @@ function rebuild(db: Database.Database, sql: Statements, tables: ContentTables):
   for (;;) {
     const rows = read.all(after) as Array<{ position: bigint; document: string }>;
     if (rows.length === 0) break;
-    for (const row of rows) insertItemRow(sql, target, fromJson<ContentDocument>(row.document));
+    const indexed: SearchIndexRow[] = [];
+    for (const { document } of rows) {
+      const row = contentRow(fromJson<ContentDocument>(document));
+      const seq = insertContentRow(sql, target, row);
+      if (seq !== undefined) indexed.push({ seq, words: row.search });
+    }
+    insertSearchRows(sql, target.search, indexed);
     after = rows[rows.length - 1]!.position;
   }
   db.exec(`DROP TABLE ${tables.table}`);
@@ -236,17 +242,34 @@ export function insertItemRow(
   tables: ContentTables,
   doc: NewContentDocument,
 ): number {
-  return insertContentRow(sql, tables, contentRow(doc));
+  const row = contentRow(doc);
+  const seq = insertContentRow(sql, tables, row);
+  if (seq === undefined) return 0;
+  insertSearchRows(sql, tables.search, [{ seq, words: row.search }]);
+  return 1;
+}
+
+/** An item's search-index row, to be written once its transaction's savepoints are done. */
+export interface SearchIndexRow {
+  seq: bigint;
+  words: ContentRow['search'];
 }
 
 /**
- * Inserts an item's row and its search-index row, in the caller's transaction. Returns 1, or 0
- * when its id, or one it claims, was stored before (nothing written then).
+ * Inserts an item's row, in the caller's transaction, and returns its seq (a BigInt: seqs pass
+ * 2^53), or undefined when its id, or one it claims, was stored before (nothing written then).
+ * Its search-index row is the caller's to write (insertSearchRows): FTS5 writes what it holds
+ * pending as a new segment at every savepoint, so the writer indexes a whole group's items at
+ * its transaction's top level, after its batches' savepoints.
  */
-export function insertContentRow(sql: Statements, tables: ContentTables, row: ContentRow): number {
-  if (row.claims.length > 0 && !claimAll(sql, tables, row.id, row.claims)) return 0;
+export function insertContentRow(
+  sql: Statements,
+  tables: ContentTables,
+  row: ContentRow,
+): bigint | undefined {
+  if (row.claims.length > 0 && !claimAll(sql, tables, row.id, row.claims)) return undefined;
   // seq: the next free place in the item's millisecond, else the next overflow place.
-  const { changes } = sql(
+  const inserted = sql(
     `INSERT INTO ${tables.table} (seq, id, device_name, timestamp_ms, file_path, content_type,
        app_name_folded, window_name_folded, text_length, document)
      VALUES (
@@ -262,23 +285,33 @@ export function insertContentRow(sql: Statements, tables: ContentTables, row: Co
               WHERE seq >= CAST(?1 AS INTEGER) * ${SLOTS_PER_MS}
                 AND seq < (CAST(?1 AS INTEGER) + 1) * ${SLOTS_PER_MS})),
        ?2, ?3, ?1, ?4, ?5, ?6, ?7, ?8, ?9)
-     ON CONFLICT (id) DO NOTHING`,
-  ).run(
-    row.timestampMs,
-    row.id,
-    row.deviceName,
-    row.filePath,
-    row.contentType,
-    row.appNameFolded,
-    row.windowNameFolded,
-    row.textLength,
-    row.document,
-  );
-  if (changes === 0) return 0;
-  sql(
-    `INSERT INTO ${tables.search} (rowid, words, device, type) VALUES (last_insert_rowid(), ?, ?, ?)`,
-  ).run(...row.search);
-  return 1;
+     ON CONFLICT (id) DO NOTHING
+     RETURNING seq`,
+  )
+    .safeIntegers(true)
+    .get(
+      row.timestampMs,
+      row.id,
+      row.deviceName,
+      row.filePath,
+      row.contentType,
+      row.appNameFolded,
+      row.windowNameFolded,
+      row.textLength,
+      row.document,
+    ) as { seq: bigint } | undefined;
+  return inserted?.seq;
+}
+
+/**
+ * Writes search-index rows in seq order, in the caller's transaction. FTS5 also starts a new
+ * segment whenever a rowid is not above the one before it, so rows out of order (batches of
+ * several devices in one group) would each cost a segment: sorted, a commit writes one.
+ */
+export function insertSearchRows(sql: Statements, search: string, rows: SearchIndexRow[]): void {
+  const insert = sql(`INSERT INTO ${search} (rowid, words, device, type) VALUES (?, ?, ?, ?)`);
+  rows.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+  for (const { seq, words } of rows) insert.run(seq, ...words);
 }
 
 /**

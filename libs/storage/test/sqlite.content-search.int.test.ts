@@ -238,6 +238,112 @@ describe('sqlite content store search index', () => {
     expect(indexRows()).toBe(0);
   });
 
+  describe('when the writer commits many batches as one group', () => {
+    // FTS5 segments in the index's data table: a row's id is its segment's id shifted left by
+    // 37 bits (fts5_index.c, FTS5_SEGMENT_ROWID); segment 0 holds the structure and averages.
+    const segments = () =>
+      inspect(
+        (db) =>
+          (
+            db
+              .prepare(
+                'SELECT count(DISTINCT rowid >> 37) AS n FROM content_items_search_data WHERE rowid >> 37 > 0',
+              )
+              .get() as { n: number }
+          ).n,
+      );
+
+    /**
+     * Holds the file's write lock while `post` queues writes, so that the writer thread takes
+     * them together: at most two transactions (the first write may be taken alone, waiting for
+     * the lock; everything queued behind it goes into the next).
+     */
+    async function asOneGroup<T>(post: () => Promise<T>[]): Promise<T[]> {
+      const lock = openSqliteConnection(file);
+      lock.exec('BEGIN IMMEDIATE');
+      const posted = post().map((write) =>
+        write.then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      lock.exec('ROLLBACK');
+      lock.close();
+      return (await Promise.all(posted)).map((outcome) => {
+        if ('error' in outcome) throw outcome.error;
+        return outcome.value;
+      });
+    }
+
+    it('then their search rows make one FTS5 segment a commit, in seq order whatever the batches, and a failed batch leaves none', async () => {
+      const database = await openDatabase();
+      const store = await open(database);
+      await store.ensureIndexes();
+      // No merges, so that every segment written stays countable.
+      inspect((db) => {
+        db.exec(
+          `INSERT INTO content_items_search (content_items_search, rank) VALUES ('automerge', 0)`,
+        );
+        db.exec(
+          `INSERT INTO content_items_search (content_items_search, rank) VALUES ('crisismerge', 1000)`,
+        );
+      });
+      const segmentsBefore = segments();
+      const transactionsBefore = database.writer.stats().transactions;
+      // 20 batches of two devices whose items interleave in time (seq order is not batch order),
+      // and one batch refused part way (an item out of the storable range).
+      const batches = Array.from({ length: 20 }, (_, b) =>
+        Array.from({ length: 5 }, (_, i) =>
+          frame(`b${b}-${i}`, 'grouped words', {
+            device_name: `device-${b % 2}`,
+            timestamp: t(1000 + b + i * 20),
+          }),
+        ),
+      );
+      const refused = [
+        frame('refused-good', 'grouped words', { timestamp: t(500) }),
+        frame('refused-bad', 'grouped words', { timestamp: new Date(8.64e15) }),
+      ];
+
+      const [refusal, ...inserted] = await asOneGroup(() => [
+        store.insertItems(refused).then(
+          () => 'stored',
+          (error: unknown) => (error instanceof ContentRejectedError ? 'refused' : String(error)),
+        ),
+        ...batches.map((batch) => store.insertItems(batch).then(({ inserted: n }) => String(n))),
+      ]);
+
+      expect(refusal).toBe('refused');
+      expect(inserted).toEqual(batches.map(() => '5'));
+      const transactions = database.writer.stats().transactions - transactionsBefore;
+      expect(transactions).toBeLessThanOrEqual(2);
+      // One segment a commit (each batch's own savepoint would have written one a batch).
+      expect(segments() - segmentsBefore).toBe(transactions);
+      expect(indexRows()).toBe(100);
+      const found = await store.search(query({ terms: ['grouped'], limit: 100 }));
+      expect(found.total).toBe(100);
+      expect(found.items.map((item) => item._id)).not.toContain('refused-good');
+    });
+
+    it('then an item deleted in the same group as its insert leaves no search row behind', async () => {
+      const store = await open();
+      await store.ensureIndexes();
+
+      await asOneGroup(() => [
+        store.insertItems([frame('gone', 'shortlived', { timestamp: t(1) })]),
+        store.insertItems([frame('kept', 'shortlived', { timestamp: t(2) })]),
+        store.deleteByIds(['gone']),
+      ]);
+
+      expect(indexRows()).toBe(1);
+      expect(await store.search(query({ terms: ['shortlived'] }))).toMatchObject({
+        total: 1,
+        items: [expect.objectContaining({ _id: 'kept' })],
+      });
+    });
+  });
+
   it('when a search runs past its timeout, then the store stops it and rejects TimeoutError, and searches go on', async () => {
     const store = await open();
     // 30,000 items with a common word; a window filter that matches none makes the search
