@@ -318,8 +318,11 @@ describe('sqlite content store search index', () => {
       expect(inserted).toEqual(batches.map(() => '5'));
       const transactions = database.writer.stats().transactions - transactionsBefore;
       expect(transactions).toBeLessThanOrEqual(2);
-      // One segment a commit (each batch's own savepoint would have written one a batch).
-      expect(segments() - segmentsBefore).toBe(transactions);
+      // At most one segment a commit (none for one that stored nothing, the refused batch's
+      // alone); each batch's own savepoint would have written one a batch.
+      const written = segments() - segmentsBefore;
+      expect(written).toBeGreaterThanOrEqual(1);
+      expect(written).toBeLessThanOrEqual(transactions);
       expect(indexRows()).toBe(100);
       const found = await store.search(query({ terms: ['grouped'], limit: 100 }));
       expect(found.total).toBe(100);

@@ -14,7 +14,11 @@ import {
 } from '@screenfleet/storage';
 import type Database from 'libsql';
 import { statementCache } from '../src/sqlite-connection';
-import { writeOperations, type WriterConnection } from '../src/sqlite-writer.operations';
+import {
+  writeOperations,
+  writePendingSearchRows,
+  type WriterConnection,
+} from '../src/sqlite-writer.operations';
 import { audio, frame, query } from './content-search.contract';
 import { t } from './content-store.contract';
 
@@ -55,10 +59,9 @@ const pageRows = rowid('=?');
 // The total of a search without words nor bounds counts every item (any index will do: SQLite
 // takes the smallest).
 const countAll = 'SCAN item USING COVERING INDEX content_items_file_path';
-// FINDING: the overflow arm without words (`seq >= OVERFLOW_SEQ ORDER BY timestamp_ms DESC`)
-// walks the whole (timestamp_ms, id) index for its order instead of seeking the overflow seqs,
-// which are usually none: a pass over every item per page.
-const overflowArmWalk = 'SCAN item USING INDEX content_items_timestamp_id';
+// The overflow arm without words reads the overflow seqs alone (NOT INDEXED: its order would
+// otherwise have SQLite walk a whole timestamp index for the few rows there are).
+const overflowArm = rowid('>?');
 
 function search(overrides: Partial<SearchQuery>) {
   return (store: ContentStore) => reading(() => store.search(query(overrides)));
@@ -112,8 +115,8 @@ const cases: Case[] = [
   {
     name: 'search: no words',
     run: search({}),
-    uses: [rowid('<?'), pageRows],
-    scans: [countAll, overflowArmWalk],
+    uses: [rowid('<?'), overflowArm, pageRows],
+    scans: [countAll],
   },
   {
     name: 'search: no words, total only',
@@ -127,7 +130,7 @@ const cases: Case[] = [
     uses: [
       'SEARCH item USING COVERING INDEX content_items_device_timestamp_id (device_name=?)',
       rowid('<?'),
-      'SEARCH item USING INDEX content_items_device_timestamp_id (device_name=?)',
+      overflowArm,
     ],
   },
   {
@@ -136,7 +139,7 @@ const cases: Case[] = [
     uses: [
       'SEARCH item USING COVERING INDEX content_items_timestamp_id (timestamp_ms>? AND timestamp_ms<?)',
       rowid('>? AND rowid<?'),
-      'SEARCH item USING INDEX content_items_timestamp_id (timestamp_ms>? AND timestamp_ms<?)',
+      overflowArm,
     ],
   },
   {
@@ -425,7 +428,9 @@ function writing(file: string, write: (connection: WriterConnection) => unknown)
   const ran: Ran[] = [];
   try {
     db.exec('BEGIN IMMEDIATE');
-    write(recordingConnection(db, ran));
+    const connection = recordingConnection(db, ran);
+    write(connection);
+    writePendingSearchRows(connection); // as the thread does, at the transaction's top level
     db.exec('ROLLBACK');
   } finally {
     db.close();
@@ -443,7 +448,12 @@ function recordingConnection(db: Database.Database, ran: Ran[]): WriterConnectio
       return typeof value === 'function' ? (value as Method).bind(target) : value;
     },
   });
-  return { db: recordingDb, sql: (sql) => recorded(prepared(sql), sql, ran), bytes: 0 };
+  return {
+    db: recordingDb,
+    sql: (sql) => recorded(prepared(sql), sql, ran),
+    bytes: 0,
+    pendingSearchRows: [],
+  };
 }
 
 type Method = (...args: unknown[]) => unknown;
