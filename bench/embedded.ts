@@ -142,6 +142,37 @@ async function searchUntil(url: string, q: string, done: Promise<unknown>, least
 /** Batches posted to a fresh server before a measured phase (not counted). */
 const WARMUP_BATCHES = 50;
 
+/** The store's counters on the server's ops port (libs/modes sqlite-metrics.ts). */
+async function storeCounters(launcher: Launcher) {
+  const port = /metrics on http:\/\/[^:]+:(\d+)/.exec(launcher.output())?.[1];
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`${name} `))
+        ?.split(' ')[1] ?? NaN,
+    );
+  return {
+    transactions: value('sqlite_transactions_total'),
+    commits_over_30ms: value('sqlite_slow_commits_total'),
+    reads_held: value('sqlite_reads_held_total'),
+    passes_restarted: value('sqlite_checkpoint_passes_total{outcome="restarted"}'),
+    passes_not_restarted: value('sqlite_checkpoint_passes_total{outcome="not_restarted"}'),
+    passes_reads_outlasted: value('sqlite_checkpoint_passes_total{outcome="reads_outlasted"}'),
+  };
+}
+
+/** What the store counted between two readings. */
+function counted(
+  before: Awaited<ReturnType<typeof storeCounters>>,
+  after: Awaited<ReturnType<typeof storeCounters>>,
+) {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, n]) => [name, n - before[name as keyof typeof before]]),
+  );
+}
+
 /** The largest size the file reaches while `done` is pending, sampled every 100 ms (MB). */
 async function peakSizeMb(file: string, done: Promise<unknown>): Promise<number> {
   let peak = 0;
@@ -184,11 +215,13 @@ async function underSearches(dir: string, halfRate: number, searching: boolean) 
       batches: WARMUP_BATCHES,
     });
     await searchUntil(url, word!, Promise.resolve(), 1);
+    const countersBefore = await storeCounters(launcher);
     started = performance.now();
     const adding = load(url, 'under-search', { rate: halfRate, allowFailures: true });
     const walPeakMb = peakSizeMb(`${file}-wal`, adding);
     const searches = searching ? await searchUntil(url, word!, adding) : undefined;
     const added = await adding;
+    const store = counted(countersBefore, await storeCounters(launcher));
     log(
       `${searching ? 'under searches' : 'no search'}: ${Math.round((performance.now() - started) / 1000)} s`,
     );
@@ -197,6 +230,7 @@ async function underSearches(dir: string, halfRate: number, searching: boolean) 
       post_add_ms: percentiles(added.latencies, [50, 99]),
       post_add_statuses: added.statuses,
       wal_peak_mb: await walPeakMb,
+      store,
       ...(searches && {
         searches: searches.latencies.length,
         search_ms: percentiles(searches.latencies, [50, 95]),
@@ -235,7 +269,9 @@ async function main(): Promise<void> {
       await baseline.close();
     }
     const halfRate = median(ours) / ITEMS / 2;
+    const countersBefore = await storeCounters(launcher);
     const half = await load(url, 'half', { rate: halfRate });
+    const halfStore = counted(countersBefore, await storeCounters(launcher));
     const rss = peakRssMb(launcher.pid);
     await launcher.stop('SIGINT');
     const searched = SEARCH_ITEMS > 0 ? await underSearches(dir, halfRate, true) : 'skipped';
@@ -252,6 +288,7 @@ async function main(): Promise<void> {
       runs_items_per_s: { ours: ours.map(Math.round), baseline: raw.map(Math.round) },
       half_load_batches_per_s: Math.round(halfRate),
       post_add_ms: percentiles(half.latencies, [50, 99]),
+      half_load_store: halfStore,
       lone_batch_ms: {
         post_add: percentiles(loneOurs, [50, 99]),
         store_alone: percentiles(loneStore, [50, 99]),

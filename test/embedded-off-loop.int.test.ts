@@ -165,4 +165,31 @@ describe('embedded mode: no SQLite on the event loop', () => {
     const next = await timed(`${api}/search?q=unheard&limit=1`, { headers: auth });
     expect(next.status).toBe(200);
   });
+
+  it('when batches are added, then the ops port shows the store writing: its transactions, slow commits, WAL and checkpoint passes', async () => {
+    await start();
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${ops}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+    };
+    const before = await metric('sqlite_transactions_total');
+
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${api}/add`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(buildBatch('metered', i * 10, 10)),
+      });
+      expect(response.status).toBe(200);
+    }
+
+    expect(await metric('sqlite_transactions_total')).toBeGreaterThanOrEqual((before ?? 0) + 3);
+    expect(await metric('sqlite_wal_bytes')).toBeGreaterThan(0);
+    expect(await metric('sqlite_slow_commits_total')).toBeGreaterThanOrEqual(0);
+    expect(await metric('sqlite_reads_held_total')).toBeGreaterThanOrEqual(0);
+    expect(
+      await metric('sqlite_checkpoint_passes_total{outcome="restarted"}'),
+    ).toBeGreaterThanOrEqual(0);
+  });
 });

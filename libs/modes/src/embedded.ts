@@ -21,7 +21,9 @@ import {
   type HostedConfig,
   type HostOptions,
 } from '@screenfleet/runtime';
+import type { SqliteDatabaseOptions } from '@screenfleet/storage';
 import type { Service, ServicePorts, ServiceRunning } from './service';
+import { checkpointPasses, registerSqliteMetrics } from './sqlite-metrics';
 import { storageAdapters } from './storage-adapters';
 import { watchTokensChanged } from './tokens-changed-file';
 
@@ -38,10 +40,14 @@ export const embeddedDatabaseFile = (dataDir: string) =>
 const SQLITE_BUSY_TIMEOUT_MS = 1000;
 
 /** The embedded mode's stores, all in one SQLite file. */
-export async function openEmbeddedStores(file: string, options: { busyTimeoutMs?: number } = {}) {
+export async function openEmbeddedStores(
+  file: string,
+  options: Pick<SqliteDatabaseOptions, 'busyTimeoutMs' | 'checkpointer'> = {},
+) {
   const storage = await storageAdapters();
   const database = await storage.openSqliteDatabase(file, options);
   return {
+    database,
     content: storage.createSqliteContentStore({ database }),
     state: storage.createSqliteArchiveStateStore({ database }),
     deadLetters: storage.createSqliteDeadLetters({ database }),
@@ -92,10 +98,13 @@ export function runEmbedded(
       const dataDir = path.resolve(options.dataDir);
       // Before anything is written in it: the SQLite file holds every captured screen's text.
       ensurePrivateDir(dataDir, 'data directory (DATA_DIR)');
+      const passes = checkpointPasses();
       const stores = await openEmbeddedStores(embeddedDatabaseFile(dataDir), {
         busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
+        checkpointer: { onPass: passes.onPass },
       });
       host.onStop('close the SQLite file', () => stores.close());
+      registerSqliteMetrics(host.registry, stores.database, passes);
       const bus = createMemoryBus({
         topology,
         deadLetter: (queue, envelope, reason) => stores.deadLetters.add(queue, envelope, reason),

@@ -49,6 +49,7 @@ export {
 } from './sqlite-database';
 export type { ReadOptions, SqliteReaders } from './sqlite-readers';
 export type { SqliteWriter, WriterLimits } from './sqlite-writer';
+export type { CheckpointPassOutcome } from './sqlite-checkpointer';
 export { createSqliteContentStore, type SqliteContentStoreOptions } from './sqlite.content-store';
 export {
   createSqliteArchiveStateStore,

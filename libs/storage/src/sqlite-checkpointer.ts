@@ -1,6 +1,6 @@
 import AsyncDatabase from 'libsql/promise';
-import { createBoundedSignal } from './bounded-signal';
 import type { SqliteReaders } from './sqlite-readers';
+import type { SqliteWriter } from './sqlite-writer';
 
 /** Checkpoints at most this often (a kick within it waits for the next commit). */
 const MIN_INTERVAL_MS = 100;
@@ -10,25 +10,31 @@ const MIN_INTERVAL_MS = 100;
  * checkpoint at 10,000 pages (a commit that runs it takes ~90 ms on the 1M-item file).
  */
 export const DEFAULT_MAX_WAL_PAGES = 4096;
-/** How long new reads are held, at most, waiting for the reads in progress to end. */
-const DRAIN_WAIT_MS = 1000;
-/** How long, once no read is open, it waits for the writer to start the WAL over. */
-const RESTART_WAIT_MS = 500;
-/** After a pass that did not get the WAL started over, the next one waits this long. */
+/**
+ * How long new reads are held, at most, waiting for the reads in progress to end: longer than
+ * a relevance search over a million items takes on a slow day (p95 1.7 s), so that one search
+ * in progress does not make the pass fail.
+ */
+const DRAIN_WAIT_MS = 2000;
+/** After a pass whose reads outlasted DRAIN_WAIT_MS, the next one waits this long. */
+const OUTLASTED_BACKOFF_MS = 1000;
+/** After a pass that did not get everything copied, the next one waits this long. */
 const DRAIN_BACKOFF_MS = 10_000;
 
 /**
- * How a pass that held new reads ended: the WAL started over, or it did not within
- * RESTART_WAIT_MS (the writer never paused between transactions, or a connection outside the
- * readers pins the WAL), or the reads in progress outlasted DRAIN_WAIT_MS.
+ * How a pass that held new reads ended: everything copied with no read open (the writer's next
+ * transaction starts the WAL over), or not (a connection outside the readers pins the WAL), or
+ * the reads in progress outlasted DRAIN_WAIT_MS.
  */
 export type CheckpointPassOutcome = 'restarted' | 'not_restarted' | 'reads_outlasted';
 
 export interface SqliteCheckpointerOptions {
   busyTimeoutMs: number;
   readers: SqliteReaders;
+  /** Copies the rest between two of its transactions (the pass's last step). */
+  writer: Pick<SqliteWriter, 'copyWal'>;
   maxWalPages?: number;
-  /** How long after a pass that did not start the WAL over no read is held (default 10 s). */
+  /** How long after a pass that did not copy everything no read is held (default 10 s). */
   drainBackoffMs?: number;
   /** Told how each pass that held new reads ended (tests, metrics). */
   onPass?: (outcome: CheckpointPassOutcome) => void;
@@ -46,18 +52,20 @@ export interface SqliteCheckpointer {
  * time the WAL passes 1,000 pages, with an fsync of the database file; on a big file (an insert
  * dirties pages all over the id index and FTS5 merges segments: 10-40 KB of WAL an item) that
  * was most of a commit's time. PASSIVE: it waits for neither readers nor the writer and copies
- * what no reader still needs; the next write starts the WAL over once all is copied (below).
- * The writer keeps an autocheckpoint of its own at 10,000 pages, should this ever fall behind.
+ * what no reader still needs. The writer keeps an autocheckpoint of its own at 10,000 pages,
+ * should this ever fall behind.
  *
- * The writer may start the WAL over only at the start of a write, when every page is copied and
- * no read uses the WAL, and under load neither happens by itself: the writer begins its next
- * transaction while this still copies the last, and reads that overlap without a gap (searches
- * back to back) pin it for good (SQLite's "checkpoint starvation": 400 MB in 12 s). So past
- * `maxWalPages` pages it makes the gap: it holds new reads (at most 1 s) until the reads in
- * progress end, copies everything after each commit, and lets reads go once a commit has
- * started the WAL over (at most 0.5 s more). A pass that did not get it started over holds no
- * read again for `drainBackoffMs`: under writes that never pause, every pass would fail alike
- * and hold the reads each time. docs/adr/0011.
+ * The writer may start the WAL over only at the start of a transaction, when every page is
+ * copied and no read uses the WAL, and under load neither happens by itself: the writer begins
+ * its next transaction while this still copies the last, and reads that overlap without a gap
+ * (searches back to back) pin it for good (SQLite's "checkpoint starvation": 400 MB in 12 s).
+ * So past `maxWalPages` pages it makes the gap: it holds new reads (at most 2 s, each to its
+ * deadline) until the reads in progress end, copies what it can beside the writer, then has the
+ * writer thread copy the rest between two of its transactions (so nothing is being written):
+ * with every page copied and no read open, the writer's next transaction starts the WAL over,
+ * and the held reads go at once (a read that starts now reads the database file, not the WAL).
+ * A pass that did not copy everything (a connection outside the readers pins the WAL) holds no
+ * read again for `drainBackoffMs`; one whose reads outlasted the wait, for 1 s. docs/adr/0011.
  */
 export async function startSqliteCheckpointer(
   file: string,
@@ -65,6 +73,7 @@ export async function startSqliteCheckpointer(
 ): Promise<SqliteCheckpointer> {
   const {
     readers,
+    writer,
     maxWalPages = DEFAULT_MAX_WAL_PAGES,
     drainBackoffMs = DRAIN_BACKOFF_MS,
     onPass,
@@ -76,7 +85,6 @@ export async function startSqliteCheckpointer(
   let last = 0;
   let drainAfter = 0;
   let closed = false;
-  const committed = createBoundedSignal();
 
   /**
    * Copies what no read needs; resolves with the WAL's length in pages. While another checkpoint
@@ -88,34 +96,29 @@ export async function startSqliteCheckpointer(
     return row?.busy ? Infinity : (row?.log ?? 0);
   }
 
-  /**
-   * With no read open: copies everything and waits for the writer to start the WAL over;
-   * resolves whether it did.
-   */
-  async function startOver(): Promise<boolean> {
-    const until = performance.now() + RESTART_WAIT_MS;
-    while ((await copy()) >= maxWalPages) {
-      if (closed || performance.now() >= until) return false;
-      await committed.wait(until - performance.now());
-    }
-    return true;
+  /** With no read open: whether every page got copied (so the next transaction starts over). */
+  async function copyEverything(): Promise<boolean> {
+    await copy(); // the bulk, beside the writer
+    if (closed) return false;
+    const rest = await writer.copyWal();
+    return !rest.busy && rest.copied === rest.pages;
   }
 
   async function pass(): Promise<void> {
     if ((await copy()) < maxWalPages || closed || performance.now() < drainAfter) return;
-    let restarted = false;
+    let copied = false;
     const drained = await readers.withoutReads(async () => {
-      restarted = await startOver();
+      copied = await copyEverything();
     }, DRAIN_WAIT_MS);
-    const outcome = !drained ? 'reads_outlasted' : restarted ? 'restarted' : 'not_restarted';
+    const outcome = !drained ? 'reads_outlasted' : copied ? 'restarted' : 'not_restarted';
     // Held reads bought nothing; holding them again at the next commit would buy the same.
-    if (outcome !== 'restarted') drainAfter = performance.now() + drainBackoffMs;
+    if (outcome === 'not_restarted') drainAfter = performance.now() + drainBackoffMs;
+    if (outcome === 'reads_outlasted') drainAfter = performance.now() + OUTLASTED_BACKOFF_MS;
     onPass?.(outcome);
   }
 
   return {
     kick() {
-      committed.notify();
       if (closed || running || performance.now() - last < MIN_INTERVAL_MS) return;
       running = pass()
         // Best effort: what it leaves, the next one or the writer's autocheckpoint copies.
@@ -127,7 +130,6 @@ export async function startSqliteCheckpointer(
     },
     async close() {
       closed = true;
-      committed.notify();
       await running;
       db.close();
     },

@@ -79,6 +79,7 @@ export async function openSqliteDatabase(
     checkpointer = await startSqliteCheckpointer(file, {
       busyTimeoutMs,
       readers,
+      writer,
       maxWalPages: options.maxWalPages,
       ...options.checkpointer,
     });

@@ -11,6 +11,12 @@ export interface ReadOptions {
    * with a deadline either answers by it or rejects.
    */
   deadline?: number;
+  /**
+   * Runs one at a time with the other reads so marked, in order of asking (each waiting to its
+   * deadline): reads that score a whole index (relevance searches), so that on a small machine
+   * they take one core at most and leave the rest to the writer and the event loop.
+   */
+  alone?: boolean;
 }
 
 /** Reader connections of the SQLite file, for every read of the sqlite adapters. */
@@ -21,7 +27,7 @@ export interface SqliteReaders {
    * a statement's first step on a thread of its own (off the event loop, where an interrupt can
    * stop it), but steps for later rows on the caller's thread. One statement reads one WAL
    * snapshot: what was committed when it started, whatever commits meanwhile. A read may wait
-   * (at most 1.5 s, about once per 16 MiB written) while the checkpointer starts the WAL over.
+   * (at most ~2 s, about once per 16 MiB written) while the checkpointer starts the WAL over.
    */
   query<T>(sql: string, params: readonly unknown[], options?: ReadOptions): Promise<T[]>;
   /**
@@ -69,6 +75,7 @@ export async function openSqliteReaders(
   }
   let inUse = 0;
   const stats = { reads: 0, held: 0 };
+  const aloneLane = createLane();
   /** Happens each time the last read in progress ends. */
   const lastReadEnded = createBoundedSignal();
   /** While set, new reads wait for it (withoutReads). */
@@ -125,17 +132,22 @@ export async function openSqliteReaders(
   return {
     async query<T>(sql: string, params: readonly unknown[], options: ReadOptions = {}) {
       stats.reads += 1;
-      if (held) stats.held += 1;
-      while (held) await held;
-      if (all.length === 0) throw new Error('the SQLite readers are closed');
-      inUse += 1;
-      const reader = await acquire();
+      const leave = options.alone ? await aloneLane.enter(options.deadline) : undefined;
       try {
-        return await run<T>(reader, sql, params, options.deadline);
+        if (held) stats.held += 1;
+        while (held) await untilDeadline(held, options.deadline);
+        if (all.length === 0) throw new Error('the SQLite readers are closed');
+        inUse += 1;
+        const reader = await acquire();
+        try {
+          return await run<T>(reader, sql, params, options.deadline);
+        } finally {
+          release(reader);
+          inUse -= 1;
+          if (inUse === 0) lastReadEnded.notify();
+        }
       } finally {
-        release(reader);
-        inUse -= 1;
-        if (inUse === 0) lastReadEnded.notify();
+        leave?.();
       }
     },
     async withoutReads(task, waitMs) {
@@ -155,6 +167,51 @@ export async function openSqliteReaders(
     async close() {
       await noReadsWithin(Infinity);
       for (const reader of all.splice(0)) reader.db.close();
+    },
+  };
+}
+
+/** Resolves with `promise`, or rejects TimeoutError once `deadline` (performance.now()) passes. */
+function untilDeadline<T>(promise: Promise<T>, deadline = Infinity): Promise<T> {
+  if (deadline === Infinity) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(deadlineError()), Math.max(0, deadline - performance.now()));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One at a time, in order of arrival: `enter` resolves with the function that lets the next one
+ * in, or rejects TimeoutError when its deadline passes first (it then leaves the line).
+ */
+function createLane() {
+  let busy = false;
+  const line: Array<() => void> = [];
+  const leave = () => {
+    const next = line.shift();
+    if (next) next();
+    else busy = false;
+  };
+  return {
+    async enter(deadline?: number): Promise<() => void> {
+      if (!busy) {
+        busy = true;
+        return leave;
+      }
+      let turn!: () => void;
+      const inLine = new Promise<void>((resolve) => (turn = resolve));
+      line.push(turn);
+      try {
+        await untilDeadline(inLine, deadline);
+      } catch (error) {
+        const at = line.indexOf(turn);
+        // Its turn came as the deadline passed: let the next one in instead.
+        if (at === -1) leave();
+        else line.splice(at, 1);
+        throw error;
+      }
+      return leave;
     },
   };
 }

@@ -32,11 +32,14 @@ const { file, busyTimeoutMs, limits, port } = workerData as WriterThreadData & {
 const send = (message: FromWriter) => port.postMessage(message);
 
 const queue: WriteRequest[] = [];
+/** Asked for copies of the WAL (their ids), run before the next transaction. */
+let copiesAsked: number[] = [];
 let closing = false;
 let scheduled = false;
 
 function accept(message: ToWriter): void {
   if (message.type === 'close') closing = true;
+  else if (message.type === 'copy-wal') copiesAsked.push(message.id);
   else queue.push(message);
 }
 
@@ -68,9 +71,11 @@ function start(db: Database.Database): void {
 
 function work(connection: WriterConnection): void {
   takePosted();
+  copyWalIfAsked(connection.db);
   while (queue.length > 0) {
     commitGroup(connection);
     takePosted();
+    copyWalIfAsked(connection.db);
   }
   if (closing) {
     connection.db.close();
@@ -133,9 +138,11 @@ function commitGroup(connection: WriterConnection): void {
   if (lost === undefined) {
     try {
       writePendingSearchRows(connection);
+      const started = performance.now();
       db.exec('COMMIT');
+      const commitMs = performance.now() - started;
       for (const { request, value } of done) replies.push({ id: request.id, ok: true, value });
-      send({ type: 'group', replies, committed: true });
+      send({ type: 'group', replies, committed: true, commitMs });
       return;
     } catch (error) {
       lost = error;
@@ -144,6 +151,29 @@ function commitGroup(connection: WriterConnection): void {
   }
   for (const { request } of done) replies.push(failed(request, lost));
   send({ type: 'group', replies, committed: false });
+}
+
+/**
+ * Between two transactions, so that nothing is being written: copies what the WAL holds into the
+ * database file. With no read on the WAL (the checkpointer holds them), that is everything, and
+ * the next transaction starts the WAL over. PASSIVE: it never waits for a read, nor blocks.
+ */
+function copyWalIfAsked(db: Database.Database): void {
+  if (copiesAsked.length === 0) return;
+  const ids = copiesAsked;
+  copiesAsked = [];
+  let copy = { busy: true, pages: -1, copied: -1 };
+  try {
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
+      busy: number;
+      log: number;
+      checkpointed: number;
+    }>;
+    if (row) copy = { busy: row.busy !== 0, pages: row.log, copied: row.checkpointed };
+  } catch {
+    // Reported as busy: nothing known copied, the checkpointer tries again later.
+  }
+  for (const id of ids) send({ type: 'wal-copied', id, copy });
 }
 
 function inSavepoint(connection: WriterConnection, request: WriteRequest): unknown {

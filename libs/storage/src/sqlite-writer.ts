@@ -21,11 +21,31 @@ export interface SqliteWriter {
    * commit failed: then nothing of it was stored.
    */
   write<N extends WriteName>(name: N, args: WriteArgs<N>, items?: number): Promise<WriteResult<N>>;
-  /** Transactions begun (or tried: a locked file) and writes answered so far (tests, metrics). */
-  stats(): { transactions: number; writes: number };
+  /**
+   * Copies the WAL into the database file between two of the thread's transactions (a PASSIVE
+   * checkpoint on its connection): when nothing else reads the WAL, everything is copied and
+   * the next transaction starts the WAL over. The checkpointer's last step (sqlite-checkpointer.ts).
+   */
+  copyWal(): Promise<WalCopy>;
+  /**
+   * Transactions begun (or tried: a locked file), writes answered, and commits whose COMMIT
+   * (its fsync, and any checkpoint SQLite ran in it) took over 30 ms, so far (tests, metrics).
+   */
+  stats(): { transactions: number; writes: number; slowCommits: number };
   /** Finishes the queued writes, closes the connection and ends the thread. */
   close(): Promise<void>;
 }
+
+/** What a WAL copy found (PRAGMA wal_checkpoint's row): the WAL's pages, how many are copied. */
+export interface WalCopy {
+  /** Another checkpoint ran (nothing copied now). */
+  busy: boolean;
+  pages: number;
+  copied: number;
+}
+
+/** A COMMIT slower than this is counted (stats().slowCommits). */
+export const SLOW_COMMIT_MS = 30;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -61,14 +81,21 @@ export async function startSqliteWriter(
     limits: { ...defaultLimits, ...options.group },
   };
   const pending = new Map<number, Pending>();
-  const counts = { transactions: 0, writes: 0 };
+  const counts = { transactions: 0, writes: 0, slowCommits: 0 };
   let nextId = 1;
   let closed = false;
   let thread: Promise<Thread> | undefined;
 
   function onMessage(message: FromWriter): void {
+    if (message.type === 'wal-copied') {
+      const { id, copy } = message;
+      pending.get(id)?.resolve(copy);
+      pending.delete(id);
+      return;
+    }
     if (message.type !== 'group') return;
     counts.transactions += 1;
+    if ((message.commitMs ?? 0) > SLOW_COMMIT_MS) counts.slowCommits += 1;
     if (message.committed) options.onCommit?.();
     for (const reply of message.replies) {
       const waiting = pending.get(reply.id);
@@ -98,18 +125,21 @@ export async function startSqliteWriter(
     throw toStoreError(error, 'open', `SQLite database ${file}`);
   });
 
+  /** Posts what `message(id)` makes; resolves with its answer. */
+  async function ask<T>(message: (id: number) => ToWriter): Promise<T> {
+    if (closed) throw new StoreUnavailableError('the SQLite database is closed');
+    const { port, alive } = await running();
+    if (!alive) throw new StoreUnavailableError('the SQLite writer thread stopped');
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      port.postMessage(message(id));
+    });
+  }
+
   return {
-    async write(name, args, items = 1) {
-      if (closed) throw new StoreUnavailableError('the SQLite database is closed');
-      const { port, alive } = await running();
-      if (!alive) throw new StoreUnavailableError('the SQLite writer thread stopped');
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-        const request: ToWriter = { type: 'write', id, name, args, items };
-        port.postMessage(request);
-      });
-    },
+    write: (name, args, items = 1) => ask((id) => ({ type: 'write', id, name, args, items })),
+    copyWal: () => ask((id) => ({ type: 'copy-wal', id })),
     stats: () => ({ ...counts }),
     async close() {
       if (closed) return;
@@ -193,8 +223,11 @@ export interface WriterThreadData {
   limits: WriterLimits;
 }
 
-/** To the thread: a write to run, or "finish what is queued, then close". */
-export type ToWriter = WriteRequest | { type: 'close' };
+/**
+ * To the thread: a write to run, a copy of the WAL between two transactions, or "finish what is
+ * queued, then close".
+ */
+export type ToWriter = WriteRequest | { type: 'copy-wal'; id: number } | { type: 'close' };
 
 export interface WriteRequest {
   type: 'write';
@@ -209,7 +242,8 @@ export interface WriteRequest {
 export type FromWriter =
   | { type: 'ready' }
   | { type: 'open-failed'; error: EncodedError }
-  | { type: 'group'; replies: WriteReply[]; committed: boolean };
+  | { type: 'group'; replies: WriteReply[]; committed: boolean; commitMs?: number }
+  | { type: 'wal-copied'; id: number; copy: WalCopy };
 
 export type WriteReply =
   { id: number; ok: true; value: unknown } | { id: number; ok: false; error: EncodedError };

@@ -1,4 +1,4 @@
-import { TimeoutError } from '@screenfleet/contracts';
+import { queryTerms, TimeoutError } from '@screenfleet/contracts';
 import type {
   ContentDocument,
   ContentStore,
@@ -79,8 +79,11 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
     const deadline =
       options.timeoutMs === undefined ? undefined : performance.now() + options.timeoutMs;
     try {
+      // A relevance search scores every match: one at a time (ReadOptions.alone).
+      const alone = query.order === 'relevance' && queryTerms(query).length > 0;
       const [row] = await readers.query<{ total: number; page: string }>(text, params, {
         deadline,
+        alone,
       });
       return { items: fromJson<ContentDocument[]>(row!.page), total: row!.total };
     } catch (error) {

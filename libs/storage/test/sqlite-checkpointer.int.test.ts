@@ -107,6 +107,38 @@ describe('sqlite checkpointer', () => {
     expect(answered.every((n) => n >= 200_000)).toBe(true);
   });
 
+  it('when writes never pause and reads overlap without a gap, then every pass that held the reads gets the WAL started over (the writer copies the rest between two transactions)', async () => {
+    const passes: string[] = [];
+    const database = await openDatabase({
+      checkpointer: { onPass: (outcome) => passes.push(outcome) },
+    });
+    const store = createSqliteContentStore({ database });
+    await store.ensureIndexes();
+    let writing = true;
+    // Four loops: a batch is always queued, so the writer begins a transaction as soon as one
+    // commits, and a checkpoint beside it never finds the WAL all copied at a transaction's start.
+    const writes = [0, 1, 2, 3].map((loop) => writeLoop(store, loop, () => writing));
+    const readLoop = async () => {
+      while (writing) await database.readers.query(slowRead, []);
+    };
+    const firstLoop = readLoop();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const secondLoop = readLoop();
+    const before = walRestarts(database.file);
+
+    await waitFor(() => passes.length >= 3, { timeoutMs: 30_000, what: 'three passes' });
+    writing = false;
+    await Promise.all([...writes, firstLoop, secondLoop]);
+    const restarts = walRestarts(database.file) - before;
+
+    // 'reads_outlasted' only if a 100 ms read took 2 s on a loaded machine; never 'not_restarted'.
+    expect(passes).not.toContain('not_restarted');
+    const copied = passes.filter((outcome) => outcome === 'restarted').length;
+    expect(copied).toBeGreaterThanOrEqual(2);
+    // Each such pass is followed by a commit that starts the WAL over (the last one may not be).
+    expect(restarts).toBeGreaterThanOrEqual(copied - 1);
+  });
+
   it('when a pass does not get the WAL started over under sustained writes, then no read is held again within the backoff', async () => {
     const passes: string[] = [];
     const database = await openDatabase({

@@ -110,4 +110,69 @@ describe('sqlite reader connections', () => {
     await inProgress;
     expect(await held).toEqual([{ one: 1 }]);
   });
+
+  it('when a read is held past its deadline, then it rejects TimeoutError there, not when the hold ends', async () => {
+    let letGo!: () => void;
+    const holding = database.readers.withoutReads(
+      () => new Promise<void>((resolve) => (letGo = resolve)),
+      100,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the hold is on
+
+    const error = await database.readers
+      .query('SELECT 1 AS one', [], { deadline: performance.now() + 100 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+
+    expect(error).toBeInstanceOf(TimeoutError);
+    letGo();
+    expect(await holding).toBe(true);
+  });
+
+  describe('reads asked to run alone (relevance searches)', () => {
+    beforeEach(async () => {
+      // Two connections, so that only the lane keeps two reads from running at once.
+      await database.close();
+      database = await openSqliteDatabase(path.join(dir, 'screenfleet.db'), { readers: 2 });
+    });
+
+    /** A read of about `ms` that notes when it starts and ends, alone. */
+    const timedRead = (log: string[], name: string, ms: number, deadline?: number) => {
+      const sql = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                   SELECT count(*) AS n, '${name}' AS name FROM n`;
+      return database.readers
+        .query(sql, [ms * 5000], { alone: true, ...(deadline ? { deadline } : {}) })
+        .then(
+          () => log.push(`${name} ended`),
+          (error: unknown) =>
+            log.push(`${name} ${error instanceof TimeoutError ? 'timed out' : String(error)}`),
+        );
+    };
+
+    it('then they run one after another in the order asked, while other reads go beside them', async () => {
+      const log: string[] = [];
+      const first = timedRead(log, 'first', 200);
+      const second = timedRead(log, 'second', 10);
+      const beside = database.readers
+        .query('SELECT 1 AS one', [])
+        .then(() => log.push('beside ended'));
+
+      await Promise.all([first, second, beside]);
+
+      expect(log).toEqual(['beside ended', 'first ended', 'second ended']);
+    });
+
+    it('then one whose deadline passes while it waits its turn rejects TimeoutError, and the next still gets its turn', async () => {
+      const log: string[] = [];
+      const first = timedRead(log, 'first', 300);
+      const late = timedRead(log, 'late', 10, performance.now() + 50);
+      const next = timedRead(log, 'next', 10);
+
+      await Promise.all([first, late, next]);
+
+      expect(log).toEqual(['late timed out', 'first ended', 'next ended']);
+    });
+  });
 });

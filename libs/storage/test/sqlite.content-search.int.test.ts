@@ -258,7 +258,7 @@ describe('sqlite content store search index', () => {
      * them together: at most two transactions (the first write may be taken alone, waiting for
      * the lock; everything queued behind it goes into the next).
      */
-    async function asOneGroup<T>(post: () => Promise<T>[]): Promise<T[]> {
+    async function asOneGroup(post: () => Array<Promise<unknown>>): Promise<unknown[]> {
       const lock = openSqliteConnection(file);
       lock.exec('BEGIN IMMEDIATE');
       const posted = post().map((write) =>
