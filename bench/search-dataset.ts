@@ -60,8 +60,13 @@ export async function searchDataset(items: number, log: (m: string) => void): Pr
       if (first % 100_000 === 0 && first > 0) log(`  ${first} items`);
     }
     await Promise.all(inFlight);
+    // Everything into the file itself, so that it is whole without its WAL (which keeps the
+    // building name, and is removed).
+    const copy = await database.writer.copyWal();
+    if (copy.busy || copy.copied !== copy.pages) throw new Error('the WAL could not be copied');
     await database.close();
     renameSync(building, file);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
     log(`built in ${Math.round((performance.now() - started) / 1000)} s`);
     return file;
   } catch (error) {
