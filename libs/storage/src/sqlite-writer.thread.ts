@@ -2,7 +2,9 @@
  * The writer thread: owns the only write connection to the file and runs every write of the
  * sqlite adapters (writeOperations, sqlite-writer.operations.ts). Writes queue here; each
  * transaction takes what is queued (up to the limits), runs each write in a savepoint of its own
- * (one that throws is undone alone), commits once and answers them all. While a commit fsyncs,
+ * (one that throws is undone alone), indexes the stored items for search at its top level (one
+ * FTS5 segment), commits once and answers them all. Between two transactions it copies the WAL
+ * into the file when the checkpointer asks (sqlite-checkpointer.ts). While a commit fsyncs,
  * the next writes queue in the port, so a busier store commits bigger groups, and a write waits
  * about one commit. docs/adr/0011. This module is the worker's entry (sqlite-writer.ts starts it
  * by its path) and runs on load: no module imports it.
