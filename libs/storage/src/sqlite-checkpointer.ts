@@ -6,8 +6,8 @@ import type { SqliteWriter } from './sqlite-writer';
 const MIN_INTERVAL_MS = 100;
 /**
  * The WAL's length (pages) past which the checkpointer gets it started over: 16 MiB of 4 KiB
- * pages, so that what accumulates while a long read ends stays under the writer's own
- * checkpoint at 10,000 pages (a commit that runs it takes ~90 ms on the 1M-item file).
+ * pages, so that what accumulates while a long read ends stays well under the writer's own
+ * checkpoint (32,768 pages; a commit that runs it takes 90 ms and more on the 1M-item file).
  */
 export const DEFAULT_MAX_WAL_PAGES = 4096;
 /**
@@ -16,6 +16,12 @@ export const DEFAULT_MAX_WAL_PAGES = 4096;
  * in progress does not make the pass fail.
  */
 const DRAIN_WAIT_MS = 2000;
+/**
+ * With the reads held, copies beside the writer go on (at most this many) until one finds fewer
+ * than SHORT_COPY_PAGES committed since the last (2 MiB: about one group's).
+ */
+const MAX_COPIES_BESIDE = 8;
+const SHORT_COPY_PAGES = 512;
 /** After a pass whose reads outlasted DRAIN_WAIT_MS, the next one waits this long. */
 const OUTLASTED_BACKOFF_MS = 1000;
 /** After a pass that did not get everything copied, the next one waits this long. */
@@ -52,7 +58,7 @@ export interface SqliteCheckpointer {
  * time the WAL passes 1,000 pages, with an fsync of the database file; on a big file (an insert
  * dirties pages all over the id index and FTS5 merges segments: 10-40 KB of WAL an item) that
  * was most of a commit's time. PASSIVE: it waits for neither readers nor the writer and copies
- * what no reader still needs. The writer keeps an autocheckpoint of its own at 10,000 pages,
+ * what no reader still needs. The writer keeps an autocheckpoint of its own at 32,768 pages,
  * should this ever fall behind.
  *
  * The writer may start the WAL over only at the start of a transaction, when every page is
@@ -88,7 +94,7 @@ export async function startSqliteCheckpointer(
 
   /**
    * Copies what no read needs; resolves with the WAL's length in pages. While another checkpoint
-   * runs (the writer's own, past 10,000 pages) SQLite answers busy with a length of -1: that is
+   * runs (the writer's own, past 32,768 pages) SQLite answers busy with a length of -1: that is
    * no WAL started over, so Infinity.
    */
   async function copy(): Promise<number> {
@@ -98,7 +104,15 @@ export async function startSqliteCheckpointer(
 
   /** With no read open: whether every page got copied (so the next transaction starts over). */
   async function copyEverything(): Promise<boolean> {
-    await copy(); // the bulk, beside the writer
+    // The bulk beside the writer (what the reads pinned, then what was committed meanwhile)
+    // until what a copy found new is short, so that the writer's own copy (the writes wait for
+    // it) holds about one commit's pages.
+    let pages = await copy();
+    for (let copies = 1; copies < MAX_COPIES_BESIDE && !closed; copies++) {
+      const before = pages;
+      pages = await copy();
+      if (pages - before < SHORT_COPY_PAGES) break;
+    }
     if (closed) return false;
     const rest = await writer.copyWal();
     return !rest.busy && rest.copied === rest.pages;

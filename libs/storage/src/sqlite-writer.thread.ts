@@ -33,6 +33,9 @@ const { file, busyTimeoutMs, limits, port } = workerData as WriterThreadData & {
 };
 const send = (message: FromWriter) => port.postMessage(message);
 
+/** The WAL's length (pages) past which a commit copies it itself: 128 MiB of 4 KiB pages. */
+const WRITER_OWN_CHECKPOINT_PAGES = 32_768;
+
 const queue: WriteRequest[] = [];
 /** Asked for copies of the WAL (their ids), run before the next transaction. */
 let copiesAsked: number[] = [];
@@ -251,9 +254,11 @@ function encodeError(error: unknown): EncodedError {
 
 try {
   const db = openSqliteConnection(file, { busyTimeoutMs });
-  // The checkpointer copies the WAL beside this thread (sqlite-checkpointer.ts); this is only
-  // the safety net, should it ever fall behind (10,000 pages: 40 MB of WAL).
-  db.pragma('wal_autocheckpoint = 10000');
+  // The checkpointer copies the WAL beside this thread (sqlite-checkpointer.ts) and gets it
+  // started over past 16 MiB; this is only the safety net, should it ever fall behind. Above
+  // what the WAL reaches while a relevance search over 1M items ends at half load (40-50 MB),
+  // so that no commit runs a checkpoint itself (one that did took 90 ms and more).
+  db.pragma(`wal_autocheckpoint = ${WRITER_OWN_CHECKPOINT_PAGES}`);
   start(db);
 } catch (error) {
   send({ type: 'open-failed', error: encodeError(error) });
