@@ -117,19 +117,29 @@ function withWords(
 }
 
 function withoutWords(
-  { table }: ContentTables,
+  { table, search }: ContentTables,
   query: SearchQuery,
 ): { total: Sql; ranges: RangePage[] } {
   const from = { text: `${table} AS item`, params: [] };
   const named = nameAndLengthFilters(query);
   const types = typeFilter(query);
   return {
-    // The same bounds on timestamp_ms hold both ranges' items, so the total can use the
-    // (timestamp_ms, id) or (device_name, timestamp_ms, id) index instead of the rows.
-    total: countOf(
-      from,
-      and([...timeBounds(query), ...types, ...deviceFilter('item.device_name', query), ...named]),
-    ),
+    total:
+      types.length > 0 && named.length === 0
+        ? // The item table has no index on the type, and one would cost every insert: the
+          // search index's type column counts it (the devices too), as a search with words.
+          indexedTotal({ table, search }, query)
+        : // The same bounds on timestamp_ms hold both ranges' items, so the total can use the
+          // (timestamp_ms, id) or (device_name, timestamp_ms, id) index instead of the rows.
+          countOf(
+            from,
+            and([
+              ...timeBounds(query),
+              ...types,
+              ...deviceFilter('item.device_name', query),
+              ...named,
+            ]),
+          ),
     ranges: [
       {
         from,
@@ -161,6 +171,25 @@ function withoutWords(
       },
     ],
   };
+}
+
+/** The total of a search with no words nor name or length filters, from the search index. */
+function indexedTotal(
+  { table, search }: Pick<ContentTables, 'table' | 'search'>,
+  query: SearchQuery,
+) {
+  const match: Sql = { text: `${search} MATCH ?`, params: [matchExpression([], query)] };
+  return sum([
+    countOf({ text: search, params: [] }, and([match, ...seqBounds(`${search}.rowid`, query)])),
+    countOf(
+      { text: `${search} CROSS JOIN ${table} AS item ON item.seq = ${search}.rowid`, params: [] },
+      and([
+        match,
+        { text: `${search}.rowid >= ${OVERFLOW_SEQ}`, params: [] },
+        ...timeBounds(query),
+      ]),
+    ),
+  ]);
 }
 
 /**
@@ -200,10 +229,11 @@ function pageOf(
 
 /**
  * Each word a quoted FTS5 string (a word, never an operator), all required, in the words
- * column only; devices and types as their one-token columns, any of those given.
+ * column only; devices and types as their one-token columns, any of those given. Without words
+ * (a total counted in the index), devices and types alone: then some type filter is given.
  */
 function matchExpression(terms: string[], query: SearchQuery): string {
-  const parts = [`words : (${terms.map(quoted).join(' AND ')})`];
+  const parts = terms.length > 0 ? [`words : (${terms.map(quoted).join(' AND ')})`] : [];
   if (query.devices)
     parts.push(`device : (${query.devices.map(deviceToken).map(quoted).join(' OR ')})`);
   if (!coversAllTypes(query.contentTypes)) {

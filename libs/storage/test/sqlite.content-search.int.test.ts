@@ -429,6 +429,12 @@ describe('sqlite content store search index', () => {
       expect(await total({ terms, from: new Date(t(5).getTime() + 1) })).toBe(1);
       expect(await total({ terms, to: new Date(t(5).getTime() - 1) })).toBe(1);
       expect(await total({ terms })).toBe(count + 2);
+      // A type filter: without words, counted in the search index's type column, both ranges.
+      const frames: Partial<SearchQuery> = { terms, contentTypes: ['frames'] };
+      expect(await total({ ...frames, from: t(5), to: t(5) })).toBe(count);
+      expect(await total({ ...frames, from: new Date(t(5).getTime() + 1) })).toBe(1);
+      expect(await total(frames)).toBe(count + 2);
+      expect(await total({ terms, contentTypes: ['transcription'] })).toBe(0);
     }
     expect(await store.countRange({ from: t(5), to: new Date(t(5).getTime() + 1) })).toBe(count);
 
