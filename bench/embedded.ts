@@ -28,6 +28,7 @@ import type { AddRequest } from '@screenfleet/contracts';
 import { toDocuments } from '@screenfleet/ingest-worker';
 import { createSqliteContentStore, openSqliteDatabase } from '@screenfleet/storage';
 import { buildBatch } from '../test/support/content';
+import { scrapeMetrics } from '../test/support/metrics';
 import { startLauncher, type Launcher } from '../test/support/system';
 import { peakRssMb, runIngestLoad } from './load-runner';
 import { bandWords } from './search-data';
@@ -144,15 +145,8 @@ const WARMUP_BATCHES = 50;
 
 /** The store's counters on the server's ops port (libs/modes sqlite-metrics.ts). */
 async function storeCounters(launcher: Launcher) {
-  const port = /metrics on http:\/\/[^:]+:(\d+)/.exec(launcher.output())?.[1];
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const value = (name: string) =>
-    Number(
-      text
-        .split('\n')
-        .find((line) => line.startsWith(`${name} `))
-        ?.split(' ')[1] ?? NaN,
-    );
+  const sample = await scrapeMetrics(launcher.opsUrl());
+  const value = (name: string) => sample(name) ?? NaN;
   return {
     transactions: value('sqlite_transactions_total'),
     commits_over_30ms: value('sqlite_slow_commits_total'),

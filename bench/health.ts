@@ -207,8 +207,7 @@ async function run(dataDir: string, index: number) {
   });
   try {
     const base = `http://127.0.0.1:${await launcher.apiPort}`;
-    const opsPort = /metrics on http:\/\/[^:]+:(\d+)/.exec(launcher.output())?.[1];
-    const ops = `http://127.0.0.1:${opsPort}`;
+    const ops = launcher.opsUrl();
     for (let i = 0; i < 20; i++) {
       await getOk(`${base}/health`); // warm: JIT, connections, the first summary
       await getOk(`${base}/search?q=word${i}&limit=20`);

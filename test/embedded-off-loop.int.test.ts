@@ -17,6 +17,7 @@ import {
 import { buildItem, t } from '../libs/storage/test/content-store.contract';
 import { buildBatch } from './support/content';
 import { tokens } from './support/gateway';
+import { scrapeMetrics } from './support/metrics';
 import { startLauncher, type Launcher } from './support/system';
 
 const ITEMS = 300_000;
@@ -74,8 +75,7 @@ describe('embedded mode: no SQLite on the event loop', () => {
       ...settings,
     });
     api = `http://127.0.0.1:${await launcher.apiPort}`;
-    const opsPort = /metrics on http:\/\/[^:]+:(\d+)/.exec(launcher.output())?.[1];
-    ops = `http://127.0.0.1:${opsPort}`;
+    ops = launcher.opsUrl();
     // Served once before anything is timed: a fresh process's first search opens its readers
     // and compiles its code paths (most of a second on a busy machine).
     expect((await timed(`${api}/search?q=unheard&limit=1`, { headers: auth })).status).toBe(200);
@@ -168,11 +168,7 @@ describe('embedded mode: no SQLite on the event loop', () => {
 
   it('when batches are added, then the ops port shows the store writing: its transactions, slow commits, WAL and checkpoint passes', async () => {
     await start();
-    const metric = async (name: string) => {
-      const text = await (await fetch(`${ops}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-      return line === undefined ? undefined : Number(line.slice(name.length + 1));
-    };
+    const metric = async (sample: string) => (await scrapeMetrics(ops))(sample);
     const before = await metric('sqlite_transactions_total');
 
     for (let i = 0; i < 3; i++) {

@@ -219,6 +219,8 @@ export interface Launcher {
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
   output(): string;
+  /** The ops server's URL (metrics, health), once the launcher announced its API. */
+  opsUrl(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -276,6 +278,12 @@ export function startLauncher(env: Record<string, string>, cwd = root): Launcher
     pid: child.pid!,
     exited,
     output: () => output,
+    opsUrl() {
+      // Announced before the API line: there once apiPort resolved.
+      const port = /metrics on http:\/\/[^:]+:(\d+)/.exec(output)?.[1];
+      if (!port) throw new Error(`the launcher announced no ops port:\n${output}`);
+      return `http://127.0.0.1:${port}`;
+    },
     async stop(signal = 'SIGINT') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
