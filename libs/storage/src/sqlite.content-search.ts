@@ -42,7 +42,7 @@ interface RangePage {
  */
 export function searchSql(tables: ContentTables, query: SearchQuery, maxBytes?: number): Sql {
   const terms = queryTerms(query);
-  const relevance = query.order === 'relevance' && terms.length > 0;
+  const relevance = ranksEveryMatch(query);
   const { total, ranges } =
     terms.length > 0 ? withWords(tables, query, terms) : withoutWords(tables, query);
   const page =
@@ -53,6 +53,11 @@ export function searchSql(tables: ContentTables, query: SearchQuery, maxBytes?: 
     text: `SELECT (${total.text}) AS total, (${page.text}) AS page`,
     params: [...total.params, ...page.params],
   };
+}
+
+/** A relevance search: it scores every match of its words, over the whole index. */
+export function ranksEveryMatch(query: SearchQuery): boolean {
+  return query.order === 'relevance' && queryTerms(query).length > 0;
 }
 
 function withWords(

@@ -1,4 +1,4 @@
-import { queryTerms, TimeoutError } from '@screenfleet/contracts';
+import { TimeoutError } from '@screenfleet/contracts';
 import type {
   ContentDocument,
   ContentStore,
@@ -14,7 +14,7 @@ import { databaseFor, type SqliteDatabase } from './sqlite-database';
 import { sqliteStoreAccess } from './sqlite-store-access';
 import { fromJson } from './sqlite-json';
 import { contentTables } from './sqlite.content-schema';
-import { searchSql } from './sqlite.content-search';
+import { ranksEveryMatch, searchSql } from './sqlite.content-search';
 import {
   readDeviceCounters,
   readDeviceListing,
@@ -80,10 +80,9 @@ export function createSqliteContentStore(options: SqliteContentStoreOptions): Co
       options.timeoutMs === undefined ? undefined : performance.now() + options.timeoutMs;
     try {
       // A relevance search scores every match: one at a time (ReadOptions.alone).
-      const alone = query.order === 'relevance' && queryTerms(query).length > 0;
       const [row] = await readers.query<{ total: number; page: string }>(text, params, {
         deadline,
-        alone,
+        alone: ranksEveryMatch(query),
       });
       return { items: fromJson<ContentDocument[]>(row!.page), total: row!.total };
     } catch (error) {
