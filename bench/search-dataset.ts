@@ -66,7 +66,7 @@ export async function searchDataset(items: number, log: (m: string) => void): Pr
     if (copy.busy || copy.copied !== copy.pages) throw new Error('the WAL could not be copied');
     await database.close();
     renameSync(building, file);
-    for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+    remove(building); // its WAL and shm only, now: the file has its new name
     log(`built in ${Math.round((performance.now() - started) / 1000)} s`);
     return file;
   } catch (error) {

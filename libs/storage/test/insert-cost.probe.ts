@@ -15,6 +15,7 @@ import type Database from 'libsql';
 import type { AddRequest } from '@screenfleet/contracts';
 import { toDocuments } from '@screenfleet/ingest-worker';
 import { openSqliteConnection } from '@screenfleet/storage';
+import { percentiles } from '../../../bench/stats';
 import { buildBatch } from '../../../test/support/content';
 import { statementCache } from '../src/sqlite-connection';
 import {
@@ -102,14 +103,6 @@ function run(file: string, change: string): { ms: number[]; commitMs: number[] }
   }
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) /
-    100
-  );
-};
-
 function main() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sf-insert-cost-'));
   const samples: Record<string, number[]> = {};
@@ -123,7 +116,7 @@ function main() {
         (commits[name] ??= []).push(...commitMs);
         for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
         process.stderr.write(
-          `round ${round + 1} ${name}: p50 ${percentile(samples[name], 50)} ms\n`,
+          `round ${round + 1} ${name}: p50 ${percentiles(samples[name], [50]).p50} ms\n`,
         );
       }
     }
@@ -133,11 +126,7 @@ function main() {
   const result = Object.fromEntries(
     Object.entries(samples).map(([name, ms]) => [
       name,
-      {
-        p50: percentile(ms, 50),
-        p90: percentile(ms, 90),
-        commit_p50: percentile(commits[name]!, 50),
-      },
+      { ...percentiles(ms, [50, 90]), commit_p50: percentiles(commits[name]!, [50]).p50 },
     ]),
   );
   process.stdout.write(
