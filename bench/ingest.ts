@@ -206,17 +206,24 @@ async function main(): Promise<void> {
     processes.push(worker);
     await worker.waitForLog(/consuming content batches/);
     const port = 30_000 + Math.floor(Math.random() * 20_000);
-    const gateway = startService('gateway', {
-      ...env,
-      LOG_LEVEL: 'info',
-      GATEWAY_PORT: String(port),
-      GATEWAY_OPS_PORT: '0',
+    /** A gateway on `gatewayPort` with `settings` beside what every gateway here shares. */
+    const startGateway = (gatewayPort: number, settings: Record<string, string>) => {
+      const started = startService('gateway', {
+        ...env,
+        LOG_LEVEL: 'info',
+        GATEWAY_PORT: String(gatewayPort),
+        GATEWAY_OPS_PORT: '0',
+        ...settings,
+      });
+      processes.push(started);
+      return started;
+    };
+    const gateway = startGateway(port, {
       GATEWAY_TOKENS: JSON.stringify([
         { id: 'bench', token: TOKEN, scopes: ['ingest'] },
         { id: 'bench-admin', token: ADMIN, scopes: ['tokens:admin'] },
       ]),
     });
-    processes.push(gateway);
     await gateway.waitForLog(/gateway listening/);
     const url = `http://127.0.0.1:${port}`;
     const items = oursDb.collection('content_items');
@@ -277,27 +284,17 @@ async function main(): Promise<void> {
     // second would pay for it. The gateways' CPU per request is the direct measure; latencies
     // show whether a client can tell.
     const openPort = port + 1;
-    const open = startService('gateway', {
-      ...env,
-      LOG_LEVEL: 'info',
-      GATEWAY_PORT: String(openPort),
-      GATEWAY_OPS_PORT: '0',
+    const open = startGateway(openPort, {
       GATEWAY_CONNECTION_NAME: 'gateway-open',
       GATEWAY_ALLOW_UNAUTHENTICATED_LOOPBACK: 'true',
     });
-    processes.push(open);
     const checkedPort = port + 2;
-    const checking = startService('gateway', {
-      ...env,
-      LOG_LEVEL: 'info',
-      GATEWAY_PORT: String(checkedPort),
-      GATEWAY_OPS_PORT: '0',
+    const checking = startGateway(checkedPort, {
       GATEWAY_CONNECTION_NAME: 'gateway-checking',
       // Configured tokens as production has them (and no local token written into ./data).
       GATEWAY_TOKENS: JSON.stringify([{ id: 'bench', token: TOKEN, scopes: ['ingest'] }]),
       ...DEFAULT_LIMITS,
     });
-    processes.push(checking);
     await Promise.all([open, checking].map((p) => p.waitForLog(/gateway listening/)));
     const stored = await storedToken(url, `http://127.0.0.1:${checkedPort}`);
     type Side = 'checked' | 'unchecked';
